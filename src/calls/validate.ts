@@ -1,0 +1,97 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
+/** A JSON Schema as servers send it. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The outcome of checking arguments: coerced arguments, or what was wrong. */
+export type ValidationResult =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; problems: string[] };
+
+const ajvOptions = { allErrors: true, strict: false, logger: false, validateFormats: false } as const;
+const draft7 = new Ajv(ajvOptions);
+const draft2020 = new Ajv2020(ajvOptions);
+const compiled = new WeakMap<object, ValidateFunction | null>();
+
+/**
+ * Check tool arguments against the tool's input schema, after safe coercion (`"7"` → `7` where the
+ * schema wants a number, `"true"` → `true` where it wants a boolean). A schema that cannot be compiled
+ * is not enforced (the server still checks); the arguments pass through unchanged.
+ */
+export function validateArguments(schema: JsonSchema, args: unknown): ValidationResult {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return { ok: false, problems: [`arguments must be a JSON object, got ${describe(args)}`] };
+  }
+  const value = coerce(schema, args) as Record<string, unknown>;
+  const validate = compile(schema);
+  if (!validate || validate(value)) return { ok: true, value };
+  return { ok: false, problems: (validate.errors ?? []).map(describeError) };
+}
+
+function compile(schema: JsonSchema): ValidateFunction | null {
+  let validate = compiled.get(schema);
+  if (validate !== undefined) return validate;
+  const { $schema, ...rest } = schema;
+  const ajv = typeof $schema === "string" && /2019-09|2020-12/.test($schema) ? draft2020 : draft7;
+  try {
+    validate = ajv.compile(rest);
+  } catch {
+    validate = null;
+  }
+  compiled.set(schema, validate);
+  return validate;
+}
+
+/** Coerce strings that are plainly numbers or booleans where the schema asks for those types. */
+function coerce(schema: unknown, value: unknown): unknown {
+  if (typeof schema !== "object" || schema === null) return value;
+  const { type, properties, items } = schema as { type?: unknown; properties?: unknown; items?: unknown };
+  const types = Array.isArray(type) ? type : [type];
+  if (typeof value === "string" && !types.includes("string")) {
+    if (
+      (types.includes("integer") && /^-?\d+$/.test(value)) ||
+      (types.includes("number") && isNumeric(value))
+    ) {
+      return Number(value);
+    }
+    if (types.includes("boolean") && (value === "true" || value === "false")) return value === "true";
+  }
+  if (Array.isArray(value) && items) return value.map((item) => coerce(items, item));
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof properties === "object" &&
+    properties
+  ) {
+    const shape = properties as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, coerce(shape[key], item)]));
+  }
+  return value;
+}
+
+function isNumeric(text: string): boolean {
+  return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text);
+}
+
+function describeError(error: ErrorObject): string {
+  const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "";
+  if (error.keyword === "required") {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return `missing required field "${at ? `${at}.` : ""}${missing}"`;
+  }
+  if (error.keyword === "additionalProperties") {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return `unexpected field "${at ? `${at}.` : ""}${extra}"`;
+  }
+  if (error.keyword === "enum") {
+    const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
+    return `"${at}" must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}`;
+  }
+  return at ? `"${at}" ${error.message ?? "is invalid"}` : (error.message ?? "arguments are invalid");
+}
+
+function describe(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+}

@@ -1,0 +1,77 @@
+import { findConfigFile, loadConfigFile } from "../config/load.js";
+import type { ServerState } from "../fleet/connection.js";
+import { Switchyard } from "../switchyard.js";
+import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../telemetry/logger.js";
+import { openWireTrace, type WireTraceWriter } from "../telemetry/wire-trace.js";
+import { CliError, EXIT_USAGE } from "./exit-codes.js";
+import { createOutput, type Output } from "./output.js";
+
+/** Flags every command accepts. */
+export interface GlobalOptions {
+  config?: string;
+  json?: boolean;
+  traceWire?: string;
+  logLevel?: string;
+  logFormat?: string;
+}
+
+/** What a command runs with: output, logger, and resources closed when the command ends. */
+export class CommandContext {
+  readonly out: Output;
+  readonly logger: Logger;
+  readonly #options: GlobalOptions;
+  #wire: WireTraceWriter | undefined;
+  #yards: Switchyard[] = [];
+
+  constructor(options: GlobalOptions) {
+    this.#options = options;
+    this.out = createOutput(options.json === true);
+    this.logger = createLogger({
+      level: parseLogLevel(options.logLevel),
+      format: options.logFormat === "json" ? "json" : "pretty",
+    });
+  }
+
+  /** Load the config (flag, env, or default file) and connect to its servers, showing progress on a TTY. */
+  async connect(configFile?: string): Promise<Switchyard> {
+    const file = configFile ?? findConfigFile(this.#options.config);
+    const config = loadConfigFile(file);
+    if (this.#options.traceWire) this.#wire ??= openWireTrace(this.#options.traceWire);
+    const progress = process.stderr.isTTY ? new ConnectProgress() : undefined;
+    const yard = await Switchyard.connect(config, {
+      logger: this.logger,
+      ...(this.#wire ? { wireTrace: this.#wire.sink } : {}),
+      ...(progress
+        ? { onServerSettled: (state, settled, total) => progress.update(state, settled, total) }
+        : {}),
+    });
+    progress?.done();
+    this.#yards.push(yard);
+    return yard;
+  }
+
+  /** Close every Switchyard this command opened and the wire trace. Idempotent. */
+  async close(): Promise<void> {
+    const yards = this.#yards;
+    this.#yards = [];
+    await Promise.all(yards.map((yard) => yard.close()));
+    this.#wire?.close();
+  }
+}
+
+function parseLogLevel(level: string | undefined): LogLevel {
+  if (level === undefined) return "warn";
+  if ((LOG_LEVELS as readonly string[]).includes(level)) return level as LogLevel;
+  throw new CliError(`--log-level must be one of ${LOG_LEVELS.join(", ")} (got "${level}")`, EXIT_USAGE);
+}
+
+/** "connecting 3/5 servers… orders ready" on one rewritten stderr line. */
+class ConnectProgress {
+  update(state: ServerState, settled: number, total: number): void {
+    process.stderr.write(`\r\x1b[2Kconnecting ${settled}/${total} servers… ${state.name} ${state.status}`);
+  }
+
+  done(): void {
+    process.stderr.write("\r\x1b[2K");
+  }
+}

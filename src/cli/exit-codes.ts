@@ -1,0 +1,27 @@
+import { isSwitchyardError } from "../errors.js";
+
+/** Exit codes of the CLI (CONTRACT.md). */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_USAGE = 2;
+
+/** A failure the CLI reports in one line and exits with `exitCode`. */
+export class CliError extends Error {
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode: number = EXIT_FAILED) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** Usage mistakes exit 2; everything else that went wrong exits 1. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof CliError) return error.exitCode;
+  if (isSwitchyardError(error)) {
+    return ["CONFIG_INVALID", "TOOL_NOT_FOUND", "INVALID_ARGUMENTS"].includes(error.code)
+      ? EXIT_USAGE
+      : EXIT_FAILED;
+  }
+  return EXIT_FAILED;
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from "commander";
+import { messageOf } from "../errors.js";
+import { callCommand } from "./commands/call.js";
+import { demoCommand } from "./commands/demo.js";
+import { serversCommand } from "./commands/servers.js";
+import { toolsCommand } from "./commands/tools.js";
+import { CommandContext, type GlobalOptions } from "./context.js";
+import { EXIT_FAILED, EXIT_USAGE, exitCodeOf } from "./exit-codes.js";
+
+/** Exit codes for the signals the CLI stops on (128 + signal number). */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+/** After a signal, how long closing may take before the process exits anyway (servers are killed on exit). */
+const SHUTDOWN_LIMIT_MS = 3_000;
+
+let active: CommandContext | undefined;
+
+function program(): Command {
+  const cli = new Command("switchyard")
+    .description("One LLM agent, many MCP servers.")
+    .option(
+      "--config <file>",
+      "config file (default: $SWITCHYARD_CONFIG, then ./switchyard.config.{json,yaml,yml})",
+    )
+    .option("--json", "machine-readable output on stdout")
+    .option(
+      "--trace-wire <file|->",
+      "append every raw JSON-RPC message of every server to a file (- for stdout)",
+    )
+    .addOption(
+      new Option("--log-level <level>", "log level on stderr").choices([
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+        "silent",
+      ]),
+    )
+    .addOption(new Option("--log-format <format>", "log format on stderr").choices(["pretty", "json"]))
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+
+  const run =
+    <A extends unknown[]>(command: (ctx: CommandContext, ...args: A) => Promise<number>) =>
+    async (...args: A) => {
+      const ctx = new CommandContext(cli.opts<GlobalOptions>());
+      active = ctx;
+      try {
+        process.exitCode = await command(ctx, ...args);
+      } finally {
+        await ctx.close();
+        active = undefined;
+      }
+    };
+
+  cli
+    .command("servers")
+    .description("connect to every server and show its state")
+    .action(run(serversCommand));
+  cli.command("tools").description("list every tool in the catalog").action(run(toolsCommand));
+  cli
+    .command("call <name> [json-args]")
+    .description("call one tool with JSON arguments")
+    .action(run((ctx, name: string, args: string | undefined) => callCommand(ctx, name, args)));
+  cli
+    .command("demo")
+    .description("start the bundled example fleet and run the after-sales scenario")
+    .action(run(demoCommand));
+  return cli;
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  const code = SIGNAL_EXIT[signal] ?? EXIT_FAILED;
+  const limit = setTimeout(() => process.exit(code), SHUTDOWN_LIMIT_MS);
+  limit.unref();
+  void (active?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+}
+
+async function main(argv: string[]): Promise<void> {
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  process.on("uncaughtException", (error) => {
+    process.stderr.write(`switchyard: internal error: ${error.stack ?? messageOf(error)}\n`);
+    process.exit(EXIT_FAILED);
+  });
+  try {
+    await program().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    process.stderr.write(`switchyard: ${messageOf(error)}\n`);
+    process.exitCode = exitCodeOf(error);
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,208 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { SwitchyardError } from "../errors.js";
+import { interpolateEnv } from "./interpolate.js";
+import {
+  configFileSchema,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENCY,
+  type ServerConfig,
+  type ServerEntry,
+  type SwitchyardConfig,
+  serverEntrySchema,
+  type TransportKind,
+} from "./schema.js";
+
+/** Names tried, in order, in the working directory when no config is named. */
+export const DEFAULT_CONFIG_FILES = [
+  "switchyard.config.json",
+  "switchyard.config.yaml",
+  "switchyard.config.yml",
+];
+
+const DEFAULT_RESTART = { maxRestarts: 3, backoffMs: 500 };
+const DEFAULT_CIRCUIT_BREAKER = { failureThreshold: 5, cooldownMs: 30_000 };
+const KNOWN_SERVER_KEYS = new Set(Object.keys(serverEntrySchema.shape));
+const KNOWN_TOP_KEYS = new Set(Object.keys(configFileSchema.shape));
+
+export interface ResolveOptions {
+  /** Folder that relative paths resolve against; default: the working directory. */
+  baseDir?: string;
+  /** Variables for `${NAME}`; default: `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+/**
+ * Check and resolve a config object (the shape of the config file).
+ * @throws SwitchyardError `CONFIG_INVALID` naming the JSON path of the first bad key and what was expected.
+ */
+export function resolveConfig(raw: unknown, options: ResolveOptions = {}): SwitchyardConfig {
+  const baseDir = path.resolve(options.baseDir ?? process.cwd());
+  const input = interpolateEnv(raw, options.env ?? process.env);
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw invalid("", 'expected an object with "mcpServers" (or "servers")');
+  }
+  const top = check(configFileSchema, input, []);
+  const warnings: string[] = [];
+  for (const key of Object.keys(input)) {
+    if (!KNOWN_TOP_KEYS.has(key)) warnings.push(`${key}: unknown key, ignored`);
+  }
+  const section = top.mcpServers ? "mcpServers" : "servers";
+  const entries = top.mcpServers ?? top.servers;
+  if (top.mcpServers && top.servers) {
+    throw invalid("servers", 'use either "mcpServers" or "servers", not both');
+  }
+  if (!entries) throw invalid("mcpServers", "expected an object of server entries (none found)");
+
+  const servers = Object.entries(entries).map(([name, entry]) =>
+    resolveServer({ name, entry, at: [section, name], baseDir, warnings }),
+  );
+  const config: SwitchyardConfig = { servers, baseDir, warnings };
+  if (top.model) config.model = top.model;
+  if (top.agent) config.agent = top.agent;
+  if (top.routing) config.routing = top.routing;
+  return config;
+}
+
+/**
+ * Read, parse and resolve a config file (JSON, or YAML by extension); relative paths resolve against its folder.
+ * @throws SwitchyardError `CONFIG_INVALID` when the file is missing, unparsable or invalid.
+ */
+export function loadConfigFile(file: string, env?: Record<string, string | undefined>): SwitchyardConfig {
+  const absolute = path.resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(absolute, "utf8");
+  } catch (cause) {
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      `cannot read config file ${absolute}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = /\.ya?ml$/i.test(absolute) ? parseYaml(text) : JSON.parse(text);
+  } catch (cause) {
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      `${absolute} is not valid ${/\.ya?ml$/i.test(absolute) ? "YAML" : "JSON"}: ${(cause as Error).message}`,
+      {
+        cause,
+      },
+    );
+  }
+  try {
+    return resolveConfig(raw, { baseDir: path.dirname(absolute), ...(env ? { env } : {}) });
+  } catch (error) {
+    if (error instanceof SwitchyardError) {
+      throw new SwitchyardError(error.code, `${path.basename(absolute)}: ${error.message}`, {
+        ...(error.path !== undefined ? { path: error.path } : {}),
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Find the config file: the explicit path, else `$SWITCHYARD_CONFIG`, else the default names in `cwd`.
+ * @throws SwitchyardError `CONFIG_INVALID` when none is found, saying how to give one.
+ */
+export function findConfigFile(explicit: string | undefined, cwd = process.cwd()): string {
+  const named = explicit ?? process.env.SWITCHYARD_CONFIG;
+  if (named) {
+    const absolute = path.resolve(cwd, named);
+    if (!existsSync(absolute))
+      throw new SwitchyardError("CONFIG_INVALID", `config file not found: ${absolute}`);
+    return absolute;
+  }
+  for (const name of DEFAULT_CONFIG_FILES) {
+    const candidate = path.join(cwd, name);
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new SwitchyardError(
+    "CONFIG_INVALID",
+    `no config file: pass --config <file>, set SWITCHYARD_CONFIG, or create ${DEFAULT_CONFIG_FILES[0]} in ${cwd}`,
+  );
+}
+
+interface ServerInput {
+  name: string;
+  entry: unknown;
+  at: string[];
+  baseDir: string;
+  warnings: string[];
+}
+
+function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerInput): ServerConfig {
+  if (typeof rawEntry !== "object" || rawEntry === null || Array.isArray(rawEntry)) {
+    throw invalid(at.join("."), 'expected an object with "command" or "url"');
+  }
+  for (const key of Object.keys(rawEntry)) {
+    if (!KNOWN_SERVER_KEYS.has(key)) warnings.push(`${[...at, key].join(".")}: unknown key, ignored`);
+  }
+  const entry = check(serverEntrySchema, rawEntry, at);
+  const transport = chooseTransport(entry, at);
+  const cwd = path.resolve(baseDir, entry.cwd ?? ".");
+  const command =
+    entry.command && /[\\/]/.test(entry.command) ? path.resolve(cwd, entry.command) : entry.command;
+
+  const server: ServerConfig = {
+    name,
+    transport: transport.kind,
+    transportForced: transport.forced,
+    args: entry.args ?? [],
+    env: entry.env ?? {},
+    cwd,
+    headers: entry.headers ?? {},
+    namespace: entry.namespace ?? name,
+    allow: entry.tools?.allow ?? [],
+    deny: entry.tools?.deny ?? [],
+    descriptions: entry.descriptions ?? {},
+    timeoutMs: entry.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    connectTimeoutMs: entry.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    maxConcurrency: entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    restart: { ...DEFAULT_RESTART, ...entry.restart },
+    circuitBreaker: { ...DEFAULT_CIRCUIT_BREAKER, ...entry.circuitBreaker },
+    versionNegotiation: entry.versionNegotiation ?? "legacy",
+    disabled: entry.disabled ?? false,
+  };
+  if (command !== undefined) server.command = command;
+  if (entry.url !== undefined) server.url = entry.url;
+  return server;
+}
+
+function chooseTransport(entry: ServerEntry, at: string[]): { kind: TransportKind; forced: boolean } {
+  const declared = entry.transport ?? normalizeType(entry.type);
+  const where = at.join(".");
+  if (declared === "stdio" || (declared === undefined && entry.url === undefined)) {
+    if (entry.command === undefined) {
+      throw invalid(where, 'expected "command" (a stdio server) or "url" (an HTTP server)');
+    }
+    return { kind: "stdio", forced: declared !== undefined };
+  }
+  if (entry.url === undefined) throw invalid(`${where}.url`, `expected a URL for a "${declared}" server`);
+  return { kind: declared ?? "http", forced: declared !== undefined };
+}
+
+function normalizeType(type: ServerEntry["type"]): TransportKind | undefined {
+  return type === "streamable-http" || type === "streamableHttp" ? "http" : type;
+}
+
+function check<S extends z.ZodType>(schema: S, value: unknown, at: string[]): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = [...at, ...issue.path.map(String)].join(".");
+  throw invalid(where, issue.message);
+}
+
+function invalid(where: string, expected: string): SwitchyardError {
+  return new SwitchyardError("CONFIG_INVALID", where ? `${where}: ${expected}` : expected, { path: where });
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+
+/** Per-call deadline when a server sets none. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** How long a server may take from spawn/request to a finished handshake. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Calls in flight to one server; more wait in a queue. */
+export const DEFAULT_MAX_CONCURRENCY = 8;
+
+const stringArray = z.custom<string[]>(
+  (value) => Array.isArray(value) && value.every((item) => typeof item === "string"),
+  { error: "expected an array of strings" },
+);
+const stringMap = z.custom<Record<string, string>>(
+  (value) =>
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((item) => typeof item === "string"),
+  { error: "expected an object of string values" },
+);
+const positiveInt = z
+  .number({ error: "expected a number" })
+  .int("expected a whole number")
+  .positive("expected a number above 0");
+const nonNegativeInt = z
+  .number({ error: "expected a number" })
+  .int("expected a whole number")
+  .min(0, "expected 0 or more");
+
+const versionNegotiation = z.union(
+  [
+    z.enum(["legacy", "auto"]),
+    z.strictObject({ pin: z.string({ error: "expected a protocol version string" }) }),
+  ],
+  { error: 'expected "legacy", "auto" or { "pin": "<protocol version>" }' },
+);
+
+/** The keys Switchyard understands on one server entry; anything else is warned about and ignored. */
+export const serverEntrySchema = z.object({
+  command: z
+    .string({ error: "expected a string (the executable to start)" })
+    .min(1, "expected a non-empty command")
+    .optional(),
+  args: stringArray.optional(),
+  env: stringMap.optional(),
+  cwd: z.string({ error: "expected a string (a folder)" }).optional(),
+  url: z.url({ error: "expected an http(s) URL" }).optional(),
+  headers: stringMap.optional(),
+  transport: z.enum(["stdio", "http", "sse"], { error: 'expected "stdio", "http" or "sse"' }).optional(),
+  type: z
+    .enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"], {
+      error: 'expected "stdio", "http" or "sse"',
+    })
+    .optional(),
+  namespace: z
+    .union([z.string().min(1), z.literal(false)], {
+      error: "expected a non-empty string, or false for no prefix",
+    })
+    .optional(),
+  tools: z
+    .strictObject(
+      { allow: stringArray.optional(), deny: stringArray.optional() },
+      { error: 'expected { "allow"?: [globs], "deny"?: [globs] }' },
+    )
+    .optional(),
+  descriptions: stringMap.optional(),
+  timeoutMs: positiveInt.optional(),
+  connectTimeoutMs: positiveInt.optional(),
+  maxConcurrency: positiveInt.optional(),
+  restart: z
+    .strictObject({ maxRestarts: nonNegativeInt.optional(), backoffMs: nonNegativeInt.optional() })
+    .optional(),
+  circuitBreaker: z
+    .strictObject({ failureThreshold: positiveInt.optional(), cooldownMs: nonNegativeInt.optional() })
+    .optional(),
+  versionNegotiation: versionNegotiation.optional(),
+  disabled: z.boolean({ error: "expected true or false" }).optional(),
+});
+
+export type ServerEntry = z.infer<typeof serverEntrySchema>;
+
+export const modelSchema = z.strictObject({
+  baseURL: z.string().optional(),
+  apiKey: z.string().optional(),
+  name: z.string().optional(),
+});
+
+export const agentSchema = z.strictObject({
+  maxSteps: positiveInt.optional(),
+  maxIdenticalCalls: positiveInt.optional(),
+  parallelToolCalls: z.boolean().optional(),
+});
+
+export const routingSchema = z.strictObject({ topK: positiveInt.optional() });
+
+/** The top level of a config file, before server entries are checked one by one. */
+export const configFileSchema = z.object({
+  mcpServers: z.record(z.string(), z.unknown(), { error: "expected an object of server entries" }).optional(),
+  servers: z.record(z.string(), z.unknown(), { error: "expected an object of server entries" }).optional(),
+  model: modelSchema.optional(),
+  agent: agentSchema.optional(),
+  routing: routingSchema.optional(),
+});
+
+export type VersionNegotiation = z.infer<typeof versionNegotiation>;
+
+/** How a server is reached once the config is resolved. */
+export type TransportKind = "stdio" | "http" | "sse";
+
+/** One server, resolved: defaults filled, paths absolute, transport chosen. */
+export interface ServerConfig {
+  name: string;
+  /** `http` falls back to `sse` unless the transport was forced. */
+  transport: TransportKind;
+  transportForced: boolean;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  url?: string;
+  headers: Record<string, string>;
+  namespace: string | false;
+  allow: string[];
+  deny: string[];
+  descriptions: Record<string, string>;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  maxConcurrency: number;
+  restart: { maxRestarts: number; backoffMs: number };
+  circuitBreaker: { failureThreshold: number; cooldownMs: number };
+  versionNegotiation: VersionNegotiation;
+  disabled: boolean;
+}
+
+/** A whole resolved config: servers in file order plus the optional sections. */
+export interface SwitchyardConfig {
+  servers: ServerConfig[];
+  model?: z.infer<typeof modelSchema>;
+  agent?: z.infer<typeof agentSchema>;
+  routing?: z.infer<typeof routingSchema>;
+  /** Folder that relative paths were resolved against. */
+  baseDir: string;
+  /** Unknown keys that were ignored, as `path: message` lines. */
+  warnings: string[];
+}

@@ -1,0 +1,67 @@
+/**
+ * Stable error codes. Scripts match on `code`, never on the message.
+ *
+ * - `CONFIG_INVALID`: the config file or object is malformed (CLI exit 2).
+ * - `TOOL_NOT_FOUND`: no tool of that name in the catalog.
+ * - `INVALID_ARGUMENTS`: arguments do not match the tool's input schema; nothing was sent.
+ * - `TIMEOUT`: the call's deadline passed; the server was told to cancel.
+ * - `CANCELLED`: the caller's `AbortSignal` fired; the server was told to cancel.
+ * - `SERVER_UNAVAILABLE`: the server is not connected, crashed, or is restarting.
+ * - `SERVER_ERROR`: the server answered with a JSON-RPC error (see `rpcCode`).
+ * - `CIRCUIT_OPEN`: the server's circuit breaker is open; the call failed fast.
+ * - `POLICY_DENIED`: a policy refused the call.
+ * - `CONNECT_FAILED`: a server could not be started or did not complete the handshake.
+ * - `CLOSED`: the Switchyard was closed.
+ */
+export type ErrorCode =
+  | "CONFIG_INVALID"
+  | "TOOL_NOT_FOUND"
+  | "INVALID_ARGUMENTS"
+  | "TIMEOUT"
+  | "CANCELLED"
+  | "SERVER_UNAVAILABLE"
+  | "SERVER_ERROR"
+  | "CIRCUIT_OPEN"
+  | "POLICY_DENIED"
+  | "CONNECT_FAILED"
+  | "CLOSED";
+
+/** Structured fields carried by every {@link SwitchyardError}. */
+export interface ErrorDetails {
+  server?: string;
+  tool?: string;
+  /** JSON-RPC error code relayed from a server (`SERVER_ERROR`, `INVALID_ARGUMENTS`). */
+  rpcCode?: number;
+  /** JSON path of the offending config key (`CONFIG_INVALID`). */
+  path?: string;
+  cause?: unknown;
+}
+
+/** The one error class Switchyard throws: a stable `code`, structured fields and an actionable message. */
+export class SwitchyardError extends Error {
+  override readonly name = "SwitchyardError";
+  readonly code: ErrorCode;
+  readonly server?: string;
+  readonly tool?: string;
+  readonly rpcCode?: number;
+  readonly path?: string;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    if (details.server !== undefined) this.server = details.server;
+    if (details.tool !== undefined) this.tool = details.tool;
+    if (details.rpcCode !== undefined) this.rpcCode = details.rpcCode;
+    if (details.path !== undefined) this.path = details.path;
+  }
+}
+
+/** True when `error` is a {@link SwitchyardError}, optionally with the given code. */
+export function isSwitchyardError(error: unknown, code?: ErrorCode): error is SwitchyardError {
+  return error instanceof SwitchyardError && (code === undefined || error.code === code);
+}
+
+/** The message of anything thrown, for reasons and logs. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

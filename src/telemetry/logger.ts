@@ -1,0 +1,66 @@
+import { pino } from "pino";
+
+/** Log levels, quietest last. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+type LogFn = (fields: Record<string, unknown>, message: string) => void;
+
+/** The structured logger Switchyard writes to: a subset of pino's, so a pino logger can be passed in. */
+export interface Logger {
+  trace: LogFn;
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+const noop: LogFn = () => {};
+
+/** A logger that drops everything: the library's default, so importing Switchyard prints nothing. */
+export const silentLogger: Logger = {
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: noop,
+  child: () => silentLogger,
+};
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** `pretty`: one readable line per entry; `json`: pino's JSON lines. Default `pretty`. */
+  format?: "pretty" | "json";
+  /** Where lines go; default stderr. */
+  write?: (line: string) => void;
+}
+
+/**
+ * A pino logger writing synchronously (nothing is lost when the process exits), as JSON lines or as
+ * `warn  [server] message key=value` lines for people.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const format = options.format ?? "pretty";
+  const stream = { write: format === "json" ? write : (line: string) => write(prettyLine(line)) };
+  return pino({ level: options.level ?? "warn", base: undefined, timestamp: format === "json" }, stream);
+}
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: "trace",
+  20: "debug",
+  30: "info",
+  40: "warn",
+  50: "error",
+  60: "fatal",
+};
+
+function prettyLine(json: string): string {
+  const { level, msg, server, ...rest } = JSON.parse(json) as Record<string, unknown>;
+  const extras = Object.entries(rest)
+    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(" ");
+  const name = (LEVEL_NAMES[level as number] ?? "log").padEnd(5);
+  return `${name} ${server ? `[${String(server)}] ` : ""}${String(msg ?? "")}${extras ? ` ${extras}` : ""}\n`;
+}
