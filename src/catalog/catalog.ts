@@ -90,10 +90,13 @@ export class Catalog {
   /** Catalog names that are closest to `name`, for "did you mean" messages. */
   suggest(name: string, limit = 3): string[] {
     const wanted = name.toLowerCase();
-    return this.entries()
+    const scored = this.entries()
       .map((entry) => ({ name: entry.name, score: similarity(wanted, entry.name.toLowerCase()) }))
-      .filter((candidate) => candidate.score > 0.3)
-      .sort((a, b) => b.score - a.score)
+      .sort((a, b) => b.score - a.score);
+    // Only names about as close as the closest one: a shared prefix alone is not a suggestion.
+    const floor = Math.max(0.5, (scored[0]?.score ?? 0) * 0.8);
+    return scored
+      .filter((candidate) => candidate.score >= floor)
       .slice(0, limit)
       .map((candidate) => candidate.name);
   }

@@ -14,6 +14,8 @@ const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 const SHUTDOWN_LIMIT_MS = 3_000;
 
 let active: CommandContext | undefined;
+/** Set once a signal arrived: failures of calls cut short by the shutdown are not worth reporting. */
+let stopping = false;
 
 function program(): Command {
   const cli = new Command("switchyard")
@@ -72,6 +74,7 @@ function program(): Command {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
+  stopping = true;
   const code = SIGNAL_EXIT[signal] ?? EXIT_FAILED;
   const limit = setTimeout(() => process.exit(code), SHUTDOWN_LIMIT_MS);
   limit.unref();
@@ -92,6 +95,7 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
       return;
     }
+    if (stopping) return;
     process.stderr.write(`switchyard: ${messageOf(error)}\n`);
     process.exitCode = exitCodeOf(error);
   }

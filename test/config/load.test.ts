@@ -1,0 +1,142 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadConfigFile, resolveConfig } from "../../src/index.js";
+
+function invalid(raw: unknown, env: Record<string, string> = {}) {
+  try {
+    resolveConfig(raw, { baseDir: "/cfg", env });
+  } catch (error) {
+    return error as { code: string; message: string; path: string };
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config", () => {
+  it("resolves the Claude Desktop form with defaults and paths against the config folder", () => {
+    const config = resolveConfig(
+      { mcpServers: { orders: { command: "node", args: ["servers/orders.js"], cwd: "sub" } } },
+      { baseDir: "/cfg", env: {} },
+    );
+    expect(config.servers).toHaveLength(1);
+    expect(config.servers[0]).toMatchObject({
+      name: "orders",
+      transport: "stdio",
+      command: "node",
+      args: ["servers/orders.js"],
+      cwd: "/cfg/sub",
+      namespace: "orders",
+      timeoutMs: 60_000,
+      maxConcurrency: 8,
+      disabled: false,
+    });
+  });
+
+  it("defaults a stdio server's working directory to the config folder and resolves relative commands", () => {
+    const config = resolveConfig(
+      { mcpServers: { a: { command: "./bin/server.sh" } } },
+      { baseDir: "/cfg", env: {} },
+    );
+    expect(config.servers[0]).toMatchObject({ cwd: "/cfg", command: "/cfg/bin/server.sh" });
+  });
+
+  it("accepts the VS Code form with explicit transport types", () => {
+    const config = resolveConfig(
+      {
+        servers: {
+          web: { type: "http", url: "http://127.0.0.1:1/mcp" },
+          old: { type: "sse", url: "http://127.0.0.1:2/sse" },
+          local: { type: "stdio", command: "x" },
+        },
+      },
+      { baseDir: "/cfg", env: {} },
+    );
+    expect(config.servers.map((s) => [s.name, s.transport, s.transportForced])).toEqual([
+      ["web", "http", true],
+      ["old", "sse", true],
+      ["local", "stdio", true],
+    ]);
+  });
+
+  it("infers Streamable HTTP with SSE fallback for a bare url", () => {
+    const config = resolveConfig({ mcpServers: { s: { url: "http://127.0.0.1:9/mcp" } } }, { env: {} });
+    expect(config.servers[0]).toMatchObject({ transport: "http", transportForced: false });
+  });
+
+  it("interpolates ${NAME} and ${NAME:-default} everywhere, and $$ as a literal dollar", () => {
+    const config = resolveConfig(
+      {
+        mcpServers: {
+          s: {
+            url: "http://127.0.0.1:${PORT:-8080}/mcp",
+            headers: { Authorization: "Bearer ${TOKEN}", Price: "$$5" },
+          },
+        },
+      },
+      { env: { TOKEN: "secret" } },
+    );
+    expect(config.servers[0]).toMatchObject({
+      url: "http://127.0.0.1:8080/mcp",
+      headers: { Authorization: "Bearer secret", Price: "$5" },
+    });
+  });
+
+  it("names an unset variable and where it was used", () => {
+    const error = invalid({ mcpServers: { s: { command: "x", env: { DB: "${DB_PATH}" } } } });
+    expect(error).toMatchObject({ code: "CONFIG_INVALID", path: "mcpServers.s.env.DB" });
+    expect(error.message).toContain("DB_PATH is not set");
+  });
+
+  it("reports the JSON path of a bad key and what was expected", () => {
+    expect(invalid({ mcpServers: { orders: { command: "node", args: "servers/orders.js" } } }).message).toBe(
+      "mcpServers.orders.args: expected an array of strings",
+    );
+    expect(invalid({ mcpServers: { orders: { command: "node", timeoutMs: -5 } } }).message).toBe(
+      "mcpServers.orders.timeoutMs: expected a number above 0",
+    );
+    expect(invalid({ mcpServers: { orders: { args: [] } } }).message).toBe(
+      'mcpServers.orders: expected "command" (a stdio server) or "url" (an HTTP server)',
+    );
+    expect(invalid({ mcpServers: { w: { url: "not a url" } } }).message).toBe(
+      "mcpServers.w.url: expected an http(s) URL",
+    );
+    expect(invalid({ mcpServers: { w: { command: "x", tools: { allow: "a*" } } } }).path).toBe(
+      "mcpServers.w.tools.allow",
+    );
+    expect(invalid({}).message).toContain("mcpServers");
+    expect(invalid([]).code).toBe("CONFIG_INVALID");
+  });
+
+  it("warns about unknown keys instead of failing (configs are shared with other hosts)", () => {
+    const config = resolveConfig(
+      { inputs: [], mcpServers: { a: { command: "x", envFile: ".env", alwaysAllow: [] } } },
+      { env: {} },
+    );
+    expect(config.warnings).toEqual([
+      "inputs: unknown key, ignored",
+      "mcpServers.a.envFile: unknown key, ignored",
+      "mcpServers.a.alwaysAllow: unknown key, ignored",
+    ]);
+  });
+
+  it("loads YAML and JSON files, naming the file in errors", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-config-"));
+    writeFileSync(
+      path.join(dir, "fleet.yaml"),
+      "mcpServers:\n  a:\n    command: node\n    args: [server.js]\n",
+    );
+    expect(loadConfigFile(path.join(dir, "fleet.yaml")).servers[0]).toMatchObject({
+      cwd: dir,
+      args: ["server.js"],
+    });
+
+    writeFileSync(path.join(dir, "bad.json"), "{ nope");
+    expect(() => loadConfigFile(path.join(dir, "bad.json"))).toThrow(/bad\.json is not valid JSON/);
+    writeFileSync(path.join(dir, "wrong.json"), JSON.stringify({ mcpServers: { a: { command: 3 } } }));
+    expect(() => loadConfigFile(path.join(dir, "wrong.json"))).toThrow(
+      "wrong.json: mcpServers.a.command: expected a string (the executable to start)",
+    );
+    expect(() => loadConfigFile(path.join(dir, "absent.json"))).toThrow(/cannot read config file/);
+  });
+});
