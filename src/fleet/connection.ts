@@ -2,18 +2,23 @@ import {
   type CallToolResult,
   Client,
   createFetchWithInit,
+  SdkError,
+  SdkErrorCode,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
 } from "@modelcontextprotocol/client";
-import type { ServerConfig, TransportKind } from "../config/schema.js";
+import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { toCallError } from "./call-errors.js";
 import { StdioTransport } from "./stdio-transport.js";
 import { tapTransport } from "./tap-transport.js";
+
+/** Longest wait for an answer to the `server/discover` version probe before falling back to `initialize`. */
+const MAX_PROBE_MS = 10_000;
 
 /** What Switchyard tells servers about itself. */
 export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
@@ -183,7 +188,21 @@ export class ServerConnection {
   }
 
   async #establish(signal: AbortSignal): Promise<void> {
-    if (this.config.transport === "stdio") return this.#connectWith(this.#stdioTransport(), "stdio", signal);
+    if (this.config.transport === "stdio") {
+      try {
+        return await this.#connectWith(this.#stdioTransport(), "stdio", signal);
+      } catch (error) {
+        // Some servers exit on any request before `initialize`, such as the version probe: start them
+        // again and skip the probe. Everyone else pays nothing for probing (it runs in place).
+        if (!(this.#negotiation() === "auto" && isProbeCutShort(error)) || signal.aborted) throw error;
+        this.#log.info(
+          {},
+          "the server closed during the version probe; restarting it with a plain initialize",
+        );
+        await this.#teardown();
+        return await this.#connectWith(this.#stdioTransport(), "stdio", signal, "legacy");
+      }
+    }
     if (this.config.transport === "sse") return this.#connectWith(this.#httpTransport("sse"), "sse", signal);
     try {
       await this.#connectWith(this.#httpTransport("http"), "http", signal);
@@ -201,13 +220,18 @@ export class ServerConnection {
     }
   }
 
-  async #connectWith(transport: Transport, kind: TransportKind, signal: AbortSignal): Promise<void> {
+  async #connectWith(
+    transport: Transport,
+    kind: TransportKind,
+    signal: AbortSignal,
+    mode: VersionNegotiation = this.#negotiation(),
+  ): Promise<void> {
     this.#transportKind = kind;
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
       versionNegotiation: {
-        mode: this.config.versionNegotiation,
-        probe: { timeoutMs: Math.min(this.config.connectTimeoutMs, 5_000) },
+        mode,
+        probe: { timeoutMs: Math.min(this.config.connectTimeoutMs, MAX_PROBE_MS) },
       },
       listChanged: { tools: { onChanged: (error, tools) => this.#toolsChanged(error, tools) } },
     });
@@ -216,6 +240,10 @@ export class ServerConnection {
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#log.debug({}, `transport error: ${error.message}`);
     await client.connect(wired, { signal, timeout: this.config.connectTimeoutMs });
+  }
+
+  #negotiation(): VersionNegotiation {
+    return this.config.versionNegotiation;
   }
 
   #stdioTransport(): StdioTransport {
@@ -280,17 +308,17 @@ export class ServerConnection {
   }
 
   #describeConnectFailure(error: unknown): string {
-    if (error instanceof Error && error.name === "TimeoutError") {
+    const timedOut =
+      (error instanceof Error && error.name === "TimeoutError") ||
+      (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
+    if (timedOut) {
       return this.#describeExit(
         `no answer to initialize within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)`,
       );
     }
-    if (/timed out|timeout/i.test(messageOf(error)) && !this.#stdio?.exitInfo) {
-      return this.#describeExit(
-        `no answer to initialize within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)`,
-      );
+    if (this.#stdio?.exitInfo && isConnectionLoss(error)) {
+      return this.#describeExit("the server exited during the handshake");
     }
-    if (this.#stdio?.exitInfo) return this.#describeExit("the server exited during the handshake");
     return this.#describeExit(messageOf(error));
   }
 
@@ -300,4 +328,21 @@ export class ServerConnection {
     const tail = this.#stdio?.stderrTail.slice(-5) ?? [];
     return `${what}${how}${tail.length ? `; stderr: ${tail.join(" | ")}` : ""}`;
   }
+}
+
+function isProbeCutShort(error: unknown): boolean {
+  return (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    /closed during the server\/discover probe/.test(error.message)
+  );
+}
+
+function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof SdkError) {
+    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(
+      error.code,
+    );
+  }
+  return error instanceof Error && /not running|closed/i.test(error.message);
 }

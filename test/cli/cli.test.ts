@@ -70,7 +70,7 @@ describe("switchyard servers", () => {
     const { code, stdout } = await runCli(["servers"], { cwd: only });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^SERVER\s+STATUS\s+TRANSPORT\s+PROTOCOL\s+TOOLS\s+CONNECT\n/);
-    expect(stdout).toMatch(/clean\s+ready\s+stdio\s+2025-11-25\s+5\s+\d+ ms/);
+    expect(stdout).toMatch(/clean\s+ready\s+stdio\s+2026-07-28\s+5\s+\d+ ms/);
   });
 });
 
@@ -176,9 +176,11 @@ describe("--trace-wire", () => {
     const servers = new Set(records.map((r) => r.server));
     for (const name of ["clean", "noisy", "twin", "old"]) expect(servers).toContain(name);
     const old = records.filter((r) => r.server === "old");
-    expect(old[0]).toMatchObject({ direction: "to-server", message: { method: "initialize" } });
-    expect(old[1]).toMatchObject({
-      direction: "from-server",
+    // The version probe, the legacy handshake it falls back to, then the call: all on the wire.
+    expect(old[0]).toMatchObject({ direction: "to-server", message: { method: "server/discover" } });
+    const init = old.find((r) => r.message.method === "initialize")!;
+    expect(init.direction).toBe("to-server");
+    expect(old.find((r) => r.direction === "from-server" && r.message.id === init.message.id)).toMatchObject({
       message: { result: { protocolVersion: "2024-11-05" } },
     });
     const call = old.find((r) => r.message.method === "tools/call")!;

@@ -34,7 +34,7 @@ describe("a fleet of stdio servers", () => {
     expect(byName.clean).toMatchObject({
       status: "ready",
       transport: "stdio",
-      protocolVersion: "2025-11-25",
+      protocolVersion: "2026-07-28",
       tools: 5,
     });
     expect(byName.clean!.connectMs).toBeGreaterThan(0);
@@ -226,5 +226,45 @@ describe("HTTP transports", () => {
     } finally {
       await Promise.all([http.close(), sse.close()]);
     }
+  });
+});
+
+describe("protocol versions", () => {
+  it("negotiate the 2026-07-28 revision with servers that offer it, and fall back for older ones", async () => {
+    const http = await startHttpServer(NODE, [SDK_SERVER, "--http", "0"]);
+    try {
+      await using yard = await Switchyard.connect({
+        mcpServers: {
+          modern: sdk(),
+          modernHttp: { url: http.url },
+          pinnedLegacy: { ...sdk(), versionNegotiation: "legacy" },
+          current: raw(),
+          old: raw("--protocol", "2024-11-05"),
+          strict: raw("--strict-init"),
+        },
+      });
+      const versions = Object.fromEntries(yard.servers().map((s) => [s.name, s.protocolVersion ?? s.error]));
+      expect(versions).toEqual({
+        modern: "2026-07-28",
+        modernHttp: "2026-07-28",
+        pinnedLegacy: "2025-11-25",
+        current: "2025-11-25",
+        old: "2024-11-05",
+        strict: "2025-11-25",
+      });
+      expect((await yard.callTool("modern_echo", { text: "stateless" })).text).toBe("stateless");
+      expect((await yard.callTool("modernHttp_echo", { text: "stateless" })).text).toBe("stateless");
+      expect((await yard.callTool("strict_echo", { text: "restarted" })).text).toBe("restarted");
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("fail loudly when pinned to a revision the server does not offer", async () => {
+    await using yard = await Switchyard.connect({
+      mcpServers: { old: { ...raw("--protocol", "2024-11-05"), versionNegotiation: { pin: "2026-07-28" } } },
+    });
+    expect(yard.servers()[0]).toMatchObject({ status: "failed" });
+    expect(yard.servers()[0]!.error).toMatch(/2026-07-28/);
   });
 });
