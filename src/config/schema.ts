@@ -45,7 +45,12 @@ export const serverEntrySchema = z.object({
   args: stringArray.optional(),
   env: stringMap.optional(),
   cwd: z.string({ error: "expected a string (a folder)" }).optional(),
-  url: z.url({ error: "expected an http(s) URL" }).optional(),
+  url: z
+    .string({ error: "expected an http(s) URL" })
+    .refine((url) => /^https?:\/\//i.test(url) && URL.canParse(url.replaceAll("{{port}}", "1")), {
+      error: "expected an http(s) URL",
+    })
+    .optional(),
   headers: stringMap.optional(),
   transport: z.enum(["stdio", "http", "sse"], { error: 'expected "stdio", "http" or "sse"' }).optional(),
   type: z

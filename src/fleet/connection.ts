@@ -14,6 +14,8 @@ import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { toCallError } from "./call-errors.js";
+import { launchHttpServer } from "./launcher.js";
+import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
 import { tapTransport } from "./tap-transport.js";
 
@@ -67,7 +69,8 @@ export class ServerConnection {
   #status: ServerStatus;
   #transportKind: TransportKind;
   #client: Client | undefined;
-  #stdio: StdioTransport | undefined;
+  /** The server's own process: the stdio child, or a launched local HTTP server. */
+  #process: ServerProcess | undefined;
   #tools: Tool[] = [];
   #connectMs: number | undefined;
   #error: string | undefined;
@@ -113,7 +116,7 @@ export class ServerConnection {
     if (this.#connectMs !== undefined) state.connectMs = this.#connectMs;
     if (this.#error !== undefined) state.error = this.#error;
     if (serverInfo) state.serverInfo = { name: serverInfo.name, version: serverInfo.version };
-    if (this.#stdio?.pid !== undefined) state.pid = this.#stdio.pid;
+    if (this.#process?.pid !== undefined) state.pid = this.#process.pid;
     return state;
   }
 
@@ -203,15 +206,17 @@ export class ServerConnection {
         return await this.#connectWith(this.#stdioTransport(), "stdio", signal, "legacy");
       }
     }
-    if (this.config.transport === "sse") return this.#connectWith(this.#httpTransport("sse"), "sse", signal);
+    const url = this.config.command ? await this.#launch(signal) : new URL(this.config.url!);
+    if (this.config.transport === "sse")
+      return this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
     try {
-      await this.#connectWith(this.#httpTransport("http"), "http", signal);
+      await this.#connectWith(this.#httpTransport("http", url), "http", signal);
     } catch (error) {
       if (this.config.transportForced || signal.aborted) throw error;
       this.#log.info({}, `Streamable HTTP failed (${messageOf(error)}); trying legacy SSE`);
-      await this.#teardown();
+      await this.#closeClient();
       try {
-        await this.#connectWith(this.#httpTransport("sse"), "sse", signal);
+        await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
       } catch (sseError) {
         throw new Error(`Streamable HTTP: ${messageOf(error)}; legacy SSE: ${messageOf(sseError)}`, {
           cause: sseError,
@@ -248,7 +253,7 @@ export class ServerConnection {
 
   #stdioTransport(): StdioTransport {
     const { command, args, env, cwd } = this.config;
-    this.#stdio = new StdioTransport({
+    const transport = new StdioTransport({
       command: command!,
       args,
       env,
@@ -256,11 +261,23 @@ export class ServerConnection {
       onNoise: (line) => this.#noise(line),
       onStderr: (line) => this.#log.debug({ stream: "stderr" }, line),
     });
-    return this.#stdio;
+    this.#process = transport.process;
+    return transport;
   }
 
-  #httpTransport(kind: "http" | "sse"): Transport {
-    const url = new URL(this.config.url!);
+  /** Start the local HTTP server a `url` entry carries, and return the URL it answers on. */
+  async #launch(signal: AbortSignal): Promise<URL> {
+    const launched = await launchHttpServer(this.config, {
+      signal,
+      onOutputLine: (line) => this.#log.debug({ stream: "output" }, line),
+      onExit: () => this.#lost(),
+    });
+    this.#process = launched.process;
+    this.#log.debug({ url: launched.url, pid: launched.process.pid }, "launched the server");
+    return new URL(launched.url);
+  }
+
+  #httpTransport(kind: "http" | "sse", url: URL): Transport {
     const headers = this.config.headers;
     const fetchWithHeaders = createFetchWithInit(fetch, { headers });
     return kind === "http"
@@ -299,12 +316,16 @@ export class ServerConnection {
   }
 
   async #teardown(): Promise<void> {
+    await this.#closeClient();
+    await this.#process?.stop();
+  }
+
+  async #closeClient(): Promise<void> {
     const client = this.#client;
     if (client) {
       client.onclose = undefined;
       await client.close().catch(() => {});
     }
-    await this.#stdio?.close();
   }
 
   #describeConnectFailure(error: unknown): string {
@@ -316,17 +337,16 @@ export class ServerConnection {
         `no answer to initialize within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)`,
       );
     }
-    if (this.#stdio?.exitInfo && isConnectionLoss(error)) {
+    if (this.#process?.exitInfo && isConnectionLoss(error)) {
       return this.#describeExit("the server exited during the handshake");
     }
     return this.#describeExit(messageOf(error));
   }
 
   #describeExit(what: string): string {
-    const exit = this.#stdio?.exitInfo;
-    const how = exit ? ` (${exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`})` : "";
-    const tail = this.#stdio?.stderrTail.slice(-5) ?? [];
-    return `${what}${how}${tail.length ? `; stderr: ${tail.join(" | ")}` : ""}`;
+    const exit = this.#process?.describeExit();
+    const tail = this.#process?.outputTail.slice(-5) ?? [];
+    return `${what}${exit ? ` (${exit})` : ""}${tail.length ? `; stderr: ${tail.join(" | ")}` : ""}`;
   }
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Switchyard, type SwitchyardError } from "../../src/index.js";
 import {
   EVERYTHING,
+  isAlive,
   memoryLogger,
   NODE,
   raw,
@@ -266,5 +267,58 @@ describe("protocol versions", () => {
     });
     expect(yard.servers()[0]).toMatchObject({ status: "failed" });
     expect(yard.servers()[0]!.error).toMatch(/2026-07-28/);
+  });
+});
+
+describe("local HTTP servers the fleet launches (url + command)", () => {
+  it("start on a free port, answer over HTTP, and stop on close", async () => {
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        local: {
+          url: "http://127.0.0.1:{{port}}/mcp",
+          command: NODE,
+          args: [SDK_SERVER, "--http", "{{port}}"],
+        },
+        viaEnv: {
+          url: "http://127.0.0.1:{{port}}/mcp",
+          command: NODE,
+          args: [EVERYTHING, "streamableHttp"],
+          env: { PORT: "{{port}}" },
+        },
+      },
+    });
+    try {
+      for (const state of yard.servers()) expect(state).toMatchObject({ status: "ready", transport: "http" });
+      expect((await yard.callTool("local_echo", { text: "launched" })).text).toBe("launched");
+      expect((await yard.callTool("viaEnv_echo", { message: "from env" })).text).toBe("Echo: from env");
+    } finally {
+      await yard.close();
+    }
+    for (const state of yard.servers()) expect(isAlive(state.pid!)).toBe(false);
+  });
+
+  it("fail with the process's exit and output when it dies before listening, or is reported lost later", async () => {
+    await using yard = await Switchyard.connect({
+      mcpServers: {
+        broken: {
+          url: "http://127.0.0.1:{{port}}/mcp",
+          command: NODE,
+          args: ["-e", "console.error('no port for me'); process.exit(5)"],
+        },
+        later: {
+          url: "http://127.0.0.1:{{port}}/mcp",
+          command: NODE,
+          args: [SDK_SERVER, "--http", "{{port}}"],
+        },
+      },
+    });
+    const [broken, later] = yard.servers();
+    expect(broken!.status).toBe("failed");
+    expect(broken!.error).toMatch(/exited \(exit code 5\) before .* accepted connections.*no port for me/);
+    process.kill(later!.pid!, "SIGKILL");
+    await waitFor(() => yard.servers()[1]!.status === "failed", 5_000, "the loss to be noticed");
+    await expect(yard.callTool("later_echo", { text: "x" })).rejects.toMatchObject({
+      code: "SERVER_UNAVAILABLE",
+    });
   });
 });
