@@ -12,6 +12,9 @@
  * - `POLICY_DENIED`: a policy refused the call.
  * - `CONNECT_FAILED`: a server could not be started or did not complete the handshake.
  * - `CLOSED`: the Switchyard was closed.
+ * - `MODEL_NOT_CONFIGURED`: no model to ask (CLI exit 2).
+ * - `MODEL_ERROR`: the model's server refused or failed the request (after retries where they help).
+ * - `MODEL_TIMEOUT`: the model did not answer in time.
  */
 export type ErrorCode =
   | "CONFIG_INVALID"
@@ -24,7 +27,10 @@ export type ErrorCode =
   | "CIRCUIT_OPEN"
   | "POLICY_DENIED"
   | "CONNECT_FAILED"
-  | "CLOSED";
+  | "CLOSED"
+  | "MODEL_NOT_CONFIGURED"
+  | "MODEL_ERROR"
+  | "MODEL_TIMEOUT";
 
 /** Structured fields carried by every {@link SwitchyardError}. */
 export interface ErrorDetails {
@@ -34,6 +40,8 @@ export interface ErrorDetails {
   rpcCode?: number;
   /** JSON path of the offending config key (`CONFIG_INVALID`). */
   path?: string;
+  /** HTTP status of a failed model request (`MODEL_ERROR`). */
+  status?: number;
   cause?: unknown;
 }
 
@@ -45,6 +53,7 @@ export class SwitchyardError extends Error {
   readonly tool?: string;
   readonly rpcCode?: number;
   readonly path?: string;
+  readonly status?: number;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -53,6 +62,7 @@ export class SwitchyardError extends Error {
     if (details.tool !== undefined) this.tool = details.tool;
     if (details.rpcCode !== undefined) this.rpcCode = details.rpcCode;
     if (details.path !== undefined) this.path = details.path;
+    if (details.status !== undefined) this.status = details.status;
   }
 }
 

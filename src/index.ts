@@ -1,4 +1,27 @@
 // Switchyard's public API: named exports only; nothing runs at import time.
+export {
+  Agent,
+  type AgentHost,
+  type AgentOptions,
+  type AgentResult,
+  DEFAULT_SYSTEM_PROMPT,
+  type RunOptions,
+  type SelectionContext,
+} from "./agent/agent.js";
+export type { AgentEvent, CallRecord, StopReason } from "./agent/events.js";
+export {
+  type CallGuard,
+  callKey,
+  DEFAULT_MAX_IDENTICAL_CALLS,
+  DEFAULT_MAX_STEPS,
+  identicalCallLimit,
+  type PendingCall,
+  type RunState,
+  type StopCondition,
+  type StopDecision,
+  skipUnavailableServers,
+  stepLimit,
+} from "./agent/guards.js";
 export { normalizeResult, type ToolResult } from "./calls/normalize.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";
@@ -14,8 +37,27 @@ export {
   type SwitchyardConfig,
   type TransportKind,
 } from "./config/index.js";
+export {
+  type AnchorFormat,
+  type AnchorInfo,
+  type CallOutcome,
+  DEFAULT_RESULT_BUDGET_CHARS,
+  defaultAnchor,
+  shapeResult,
+} from "./context/shape-result.js";
 export { type ErrorCode, isSwitchyardError, SwitchyardError } from "./errors.js";
 export type { ServerState, ServerStatus } from "./fleet/connection.js";
+export type {
+  ChatMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelResponse,
+  ModelTool,
+  ToolCall,
+} from "./models/model.js";
+export { OpenAIChatModel, type OpenAIChatModelOptions } from "./models/openai-chat.js";
+export { type ModelSection, resolveModel } from "./models/resolve.js";
+export { toModelParameters } from "./models/tool-schema.js";
 export { type CallToolOptions, Switchyard, type SwitchyardOptions, type ToolInfo } from "./switchyard.js";
 export { createLogger, type Logger, type LogLevel, silentLogger } from "./telemetry/logger.js";
 export { openWireTrace, type WireRecord, type WireSink } from "./telemetry/wire-trace.js";

@@ -1,4 +1,5 @@
 import { findConfigFile, loadConfigFile } from "../config/load.js";
+import type { SwitchyardConfig } from "../config/schema.js";
 import type { ServerState } from "../fleet/connection.js";
 import { Switchyard } from "../switchyard.js";
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../telemetry/logger.js";
@@ -21,6 +22,7 @@ export class CommandContext {
   readonly logger: Logger;
   readonly #options: GlobalOptions;
   #wire: WireTraceWriter | undefined;
+  #config: SwitchyardConfig | undefined;
   #yards: Switchyard[] = [];
 
   constructor(options: GlobalOptions) {
@@ -32,10 +34,16 @@ export class CommandContext {
     });
   }
 
-  /** Load the config (flag, env, or default file) and connect to its servers, showing progress on a TTY. */
+  /** Load the config (flag, env, or default file); the same object on every call. */
+  loadConfig(configFile?: string): SwitchyardConfig {
+    if (!this.#config || configFile)
+      this.#config = loadConfigFile(configFile ?? findConfigFile(this.#options.config));
+    return this.#config;
+  }
+
+  /** Connect to the config's servers, showing progress on a TTY. */
   async connect(configFile?: string): Promise<Switchyard> {
-    const file = configFile ?? findConfigFile(this.#options.config);
-    const config = loadConfigFile(file);
+    const config = this.loadConfig(configFile);
     if (this.#options.traceWire) this.#wire ??= openWireTrace(this.#options.traceWire);
     const progress = process.stderr.isTTY ? new ConnectProgress() : undefined;
     const yard = await Switchyard.connect(config, {

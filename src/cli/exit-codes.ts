@@ -19,7 +19,9 @@ export class CliError extends Error {
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
   if (isSwitchyardError(error)) {
-    return ["CONFIG_INVALID", "TOOL_NOT_FOUND", "INVALID_ARGUMENTS"].includes(error.code)
+    return ["CONFIG_INVALID", "TOOL_NOT_FOUND", "INVALID_ARGUMENTS", "MODEL_NOT_CONFIGURED"].includes(
+      error.code,
+    )
       ? EXIT_USAGE
       : EXIT_FAILED;
   }

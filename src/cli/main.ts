@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
 import { messageOf } from "../errors.js";
+import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
 import { serversCommand } from "./commands/servers.js";
@@ -66,6 +67,20 @@ function program(): Command {
     .command("call <name> [json-args]")
     .description("call one tool with JSON arguments")
     .action(run((ctx, name: string, args: string | undefined) => callCommand(ctx, name, args)));
+  cli
+    .command("ask <question>")
+    .description("answer a question with the agent: the model calls the fleet's tools")
+    .option("--max-steps <n>", "model turns before giving up (default 8, or agent.maxSteps)")
+    .option("--model <name>", "the model's name (overrides the config and SWITCHYARD_MODEL)")
+    .option("--stream", "stream the model's answers")
+    .action(run((ctx, question: string, flags: AskFlags) => askCommand(ctx, question, flags)));
+  cli
+    .command("chat")
+    .description("a conversation with the agent on stdin; the history carries across questions")
+    .option("--max-steps <n>", "model turns per question before giving up")
+    .option("--model <name>", "the model's name")
+    .option("--stream", "stream the model's answers")
+    .action(run((ctx, flags: AskFlags) => chatCommand(ctx, flags)));
   cli
     .command("demo")
     .description("start the bundled example fleet and run the after-sales scenario")

@@ -1,0 +1,76 @@
+import type { ChatMessage } from "../models/model.js";
+import type { CallRecord, StopReason } from "./events.js";
+
+/** Defaults of the agent's guards. */
+export const DEFAULT_MAX_STEPS = 8;
+export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
+
+/** What guards see of a run. */
+export interface RunState {
+  /** Model turns taken so far. */
+  step: number;
+  messages: readonly ChatMessage[];
+  calls: readonly CallRecord[];
+  /** How many times each (tool, arguments) pair was sent to a server. */
+  callCounts: ReadonlyMap<string, number>;
+  /** Servers found down in this run; their tools are refused for the rest of it. */
+  unavailableServers: ReadonlySet<string>;
+}
+
+/** A decision to end the run before the next model turn. */
+export interface StopDecision {
+  reason: StopReason;
+  message: string;
+}
+
+/** Checked before each model turn; a decision ends the run. */
+export type StopCondition = (state: RunState) => StopDecision | undefined;
+
+/** A tool call as guards see it, before it is sent. */
+export interface PendingCall {
+  name: string;
+  server: string;
+  /** The canonical key of (tool, arguments). */
+  key: string;
+}
+
+/** Checked before each tool call; a string refuses the call and is what the model is told. */
+export type CallGuard = (call: PendingCall, state: RunState) => string | undefined;
+
+/** End the run after `maxSteps` model turns that did not produce an answer. */
+export function stepLimit(maxSteps: number): StopCondition {
+  return (state) =>
+    state.step >= maxSteps
+      ? { reason: "max_steps", message: `Stopped after ${maxSteps} steps without a final answer (maxSteps).` }
+      : undefined;
+}
+
+/** Refuse a tool call once the same tool with the same arguments was sent `max` times in this run. */
+export function identicalCallLimit(max: number): CallGuard {
+  return (call, state) =>
+    (state.callCounts.get(call.key) ?? 0) >= max
+      ? `refused: ${call.name} was already called ${max} times with these same arguments in this run; the result will not change. Use the earlier results, change the arguments, or answer.`
+      : undefined;
+}
+
+/** Refuse tools of a server that was found down earlier in this run. */
+export function skipUnavailableServers(): CallGuard {
+  return (call, state) =>
+    state.unavailableServers.has(call.server)
+      ? `refused: ${call.name} is unavailable in this run (server ${call.server} is down). Do not call it again; use another tool or answer with what you have.`
+      : undefined;
+}
+
+/** The canonical key of a call: tool name plus arguments with sorted keys. */
+export function callKey(name: string, args: unknown): string {
+  return `${name} ${canonicalJson(args)}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

@@ -1,0 +1,111 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
+import type { ReceivedRequest } from "../../src/testing/openai-server.js";
+import type { Script } from "../../src/testing/scripted-reply.js";
+import { CLI, NODE, ROOT, raw, runCli, sdk } from "../helpers.js";
+
+const servers: ScriptedOpenAIServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function fleetWithModel(script: Script<ReceivedRequest>) {
+  const model = await startScriptedOpenAIServer(script);
+  servers.push(model);
+  const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-"));
+  const config = path.join(dir, "fleet.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { a: sdk(), b: raw() },
+      model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+    }),
+  );
+  return { model, config };
+}
+
+describe("switchyard ask", () => {
+  it("prints the answer on stdout and progress on stderr", async () => {
+    const { config, model } = await fleetWithModel([
+      { toolCalls: [{ id: "1", name: "a_add", arguments: { a: 2, b: 2 } }] },
+      { content: "2 + 2 = 4" },
+    ]);
+    const { code, stdout, stderr } = await runCli(["--config", config, "ask", "What is 2 + 2?"]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("2 + 2 = 4\n");
+    expect(stderr).toContain("step 1: asking the model");
+    expect(stderr).toMatch(/ok {3}a_add \d+ ms/);
+    expect(model.requests[0]!.model).toBe("scripted");
+  });
+
+  it("prints CONTRACT.md's JSON shape with --json, streaming when asked", async () => {
+    const { config, model } = await fleetWithModel([
+      {
+        toolCalls: [
+          { id: "1", name: "b_echo", arguments: { text: "x" } },
+          { id: "2", name: "a_fail" },
+        ],
+      },
+      { content: "done" },
+    ]);
+    const { code, stdout } = await runCli(["--config", config, "--json", "ask", "--stream", "Go."]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toEqual({
+      answer: "done",
+      stopReason: "answer",
+      steps: 2,
+      calls: [
+        { name: "b_echo", server: "b", tool: "echo", ok: true, ms: expect.any(Number) },
+        { name: "a_fail", server: "a", tool: "fail", ok: false, ms: expect.any(Number), error: "TOOL_ERROR" },
+      ],
+    });
+    expect(model.requests[0]!.stream).toBe(true);
+  });
+
+  it("exits 1 when the agent stops at --max-steps, saying why", async () => {
+    const { config } = await fleetWithModel(() => ({
+      toolCalls: [{ name: "b_echo", arguments: { text: "again" } }],
+    }));
+    const { code, stdout, stderr } = await runCli(["--config", config, "ask", "--max-steps", "2", "Loop."]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("Stopped after 2 steps");
+    expect(stderr).toContain("the agent stopped (max_steps)");
+  });
+
+  it("exits 2 and says how to configure a model when there is none", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-none-"));
+    const config = path.join(dir, "fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { b: raw() } }));
+    const { code, stderr } = await runCli(["--config", config, "ask", "Hi"], {
+      env: { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", SWITCHYARD_MODEL: "" },
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^switchyard: no model is configured: add a "model" section/);
+  });
+});
+
+describe("switchyard chat", () => {
+  it("keeps the conversation across questions", async () => {
+    const { config, model } = await fleetWithModel([{ content: "Hello Ann." }, { content: "You are Ann." }]);
+    const chat = spawn(NODE, [CLI, "--config", config, "chat"], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    chat.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    chat.stdin.end("I am Ann.\nWho am I?\n");
+    const code = await new Promise((resolve) => chat.once("close", resolve));
+    expect(code).toBe(0);
+    expect(stdout).toBe("Hello Ann.\nYou are Ann.\n");
+    expect(model.requests[1]!.messages.filter((m) => m.role !== "system").map((m) => m.content)).toEqual([
+      "I am Ann.",
+      "Hello Ann.",
+      "Who am I?",
+    ]);
+  });
+});
