@@ -2,7 +2,7 @@ import type { AnchorFormat } from "../context/shape-result.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelTool, ToolCall } from "../models/model.js";
 import { toModelParameters } from "../models/tool-schema.js";
-import type { AgentEvent, CallRecord, StopReason } from "./events.js";
+import { type AgentEvent, type CallRecord, elapsedMs, type StopReason } from "./events.js";
 import {
   type CallGuard,
   DEFAULT_MAX_IDENTICAL_CALLS,
@@ -143,7 +143,7 @@ export class Agent {
       emit({
         type: "model_answered",
         step: state.step,
-        ms: Math.round(performance.now() - started),
+        ms: elapsedMs(started),
         toolCalls: response.toolCalls.length,
         text: response.content,
       });

@@ -23,3 +23,8 @@ export type AgentEvent =
   | ({ type: "call_finished"; step: number } & CallRecord)
   | { type: "answer"; step: number; text: string }
   | { type: "stopped"; step: number; reason: StopReason; message?: string };
+
+/** Milliseconds since `started` (a `performance.now()` reading), to a hundredth. */
+export function elapsedMs(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}

@@ -3,7 +3,7 @@ import type { CatalogEntry } from "../catalog/catalog.js";
 import { type AnchorFormat, type CallOutcome, shapeResult } from "../context/shape-result.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
 import type { ToolCall } from "../models/model.js";
-import type { CallRecord } from "./events.js";
+import { type CallRecord, elapsedMs } from "./events.js";
 import { type CallGuard, callKey, type RunState } from "./guards.js";
 
 /** What the agent needs of a Switchyard: look tools up and call them. */
@@ -46,7 +46,7 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
       id: call.id,
       name: call.name,
       ok: outcome === "ok",
-      ms: Math.round(performance.now() - started),
+      ms: elapsedMs(started),
       ...(entry ? { server: entry.server, tool: entry.tool } : {}),
       ...extra,
     };
