@@ -100,14 +100,14 @@ export async function waitFor(check: () => boolean, timeoutMs = 5_000, what = "c
   }
 }
 
-/** Pids of live processes whose command line contains `marker`. */
-export function processesWith(marker: string): number[] {
+/** Pids of live processes whose command line (or, with `"environ"`, environment) contains `marker`. */
+export function processesWith(marker: string, where: "cmdline" | "environ" = "cmdline"): number[] {
   const pids: number[] = [];
   for (const entry of readdirSafe("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmdline.includes(marker) && isAlive(Number(entry))) pids.push(Number(entry));
+      const text = readFileSync(`/proc/${entry}/${where}`, "utf8");
+      if (text.includes(marker) && isAlive(Number(entry))) pids.push(Number(entry));
     } catch {
       // exited meanwhile
     }

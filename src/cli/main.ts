@@ -4,6 +4,7 @@ import { messageOf } from "../errors.js";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
+import { runCommand } from "./commands/run.js";
 import { serversCommand } from "./commands/servers.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
@@ -82,9 +83,17 @@ function program(): Command {
     .option("--stream", "stream the model's answers")
     .action(run((ctx, flags: AskFlags) => chatCommand(ctx, flags)));
   cli
+    .command("run <plan>")
+    .description("run a declared plan (a graph of tool calls) over the configured fleet")
+    .option("--input <key=value...>", "a plan input; repeat for more")
+    .action(run((ctx, plan: string, flags: { input?: string[] }) => runCommand(ctx, plan, flags)));
+  cli
     .command("demo")
-    .description("start the bundled example fleet and run the after-sales scenario")
-    .action(run(demoCommand));
+    .description(
+      "start the bundled example fleet and run the after-sales scenario (the agent if a model is set)",
+    )
+    .option("--model <name>", "the model's name, when a model is configured in the environment")
+    .action(run((ctx, flags: { model?: string }) => demoCommand(ctx, flags)));
   return cli;
 }
 

@@ -1,0 +1,75 @@
+import { loadPlanFile } from "../../agent/plan/plan.js";
+import { type PlanResult, type PlanStepResult, runPlan } from "../../agent/plan/run-plan.js";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { formatTable } from "../table.js";
+
+/** `switchyard run <plan.yaml> [--input key=value ...]`: run a declared plan over the configured fleet. */
+export async function runCommand(
+  ctx: CommandContext,
+  file: string,
+  flags: { input?: string[] },
+): Promise<number> {
+  const input = parseInputs(flags.input ?? []);
+  const plan = loadPlanFile(file);
+  const yard = await ctx.connect();
+  const result = await runPlan(plan, {
+    host: yard,
+    input,
+    onEvent: (event) => {
+      if (event.type === "step_finished")
+        ctx.out.note(`  ${event.status.padEnd(7)} ${event.id} (${event.name}) ${event.ms} ms`);
+    },
+  });
+  if (ctx.out.json) ctx.out.data(planJson(result));
+  else ctx.out.result(`${renderTrace(result.steps)}\n\n${JSON.stringify(result.outputs, null, 2)}`);
+  return result.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** The CONTRACT.md shape of a plan result. */
+export function planJson(result: PlanResult) {
+  return {
+    ok: result.ok,
+    steps: result.steps.map(({ id, name, ok, ms, error }) => ({
+      id,
+      name,
+      ok,
+      ms,
+      ...(error ? { error } : {}),
+    })),
+    outputs: result.outputs,
+  };
+}
+
+/** A table of steps: id, server, tool, status, time, and why a step did not succeed. */
+export function renderTrace(steps: PlanStepResult[]): string {
+  return formatTable(
+    ["STEP", "SERVER", "TOOL", "STATUS", "TIME", "NOTE"],
+    steps.map((step) => [
+      step.id,
+      step.server ?? "-",
+      step.tool ?? step.name,
+      step.status,
+      step.status === "skipped" ? "-" : `${Math.round(step.ms)} ms`,
+      step.error ?? "",
+    ]),
+  );
+}
+
+/** `key=value` pairs; a value that reads as JSON (a number, true, an object) is taken as such. */
+function parseInputs(pairs: string[]): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new CliError(`--input takes key=value (got "${pair}")`, EXIT_USAGE);
+    const raw = pair.slice(at + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // plain text
+    }
+    input[pair.slice(0, at)] = value;
+  }
+  return input;
+}

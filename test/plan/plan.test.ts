@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parsePath, resolveValue } from "../../src/agent/plan/expressions.js";
+import { checkPlan } from "../../src/agent/plan/plan.js";
+import { type PlanEvent, runPlan } from "../../src/agent/plan/run-plan.js";
+import { Switchyard } from "../../src/index.js";
+import { ROOT, raw, runCli, sdk } from "../helpers.js";
+
+describe("plan expressions", () => {
+  const scope = {
+    input: { id: "C10001", days: 7 },
+    steps: {
+      orders: {
+        structured: { rows: [{ product_name: "无线蓝牙耳机", "unit price": 299 }] },
+        text: "3 orders",
+      },
+    },
+  };
+
+  it("read paths with dots, indexes and quoted keys, keeping the value's type when alone", () => {
+    expect(parsePath('steps.orders.structured.rows[0]["unit price"]').keys).toEqual([
+      "steps",
+      "orders",
+      "structured",
+      "rows",
+      0,
+      "unit price",
+    ]);
+    expect(resolveValue("{{input.days}}", scope)).toBe(7);
+    expect(resolveValue({ k: ["{{ steps.orders.structured.rows[0] }}"] }, scope)).toEqual({
+      k: [{ product_name: "无线蓝牙耳机", "unit price": 299 }],
+    });
+    expect(
+      resolveValue(
+        "{{input.id}} bought {{steps.orders.structured.rows[0].product_name}} x{{input.days}}",
+        scope,
+      ),
+    ).toBe("C10001 bought 无线蓝牙耳机 x7");
+  });
+
+  it("say exactly which part of a path is missing", () => {
+    expect(() => resolveValue("{{steps.orders.structured.rows[3].product_name}}", scope)).toThrow(
+      "steps.orders.structured.rows[3] is undefined (it has 1 items)",
+    );
+    expect(() => resolveValue("{{steps.orders.text.length.x}}", scope)).toThrow(
+      "steps.orders.text is string, so it has no .length",
+    );
+    expect(() => parsePath("process.env.HOME")).toThrow(/must start with "input" or "steps"/);
+    expect(() => parsePath("steps.a[b]")).toThrow(/use \.name, \[0\] or \["key"\]/);
+  });
+});
+
+describe("checking a plan", () => {
+  const step = (id: string, args: Record<string, unknown> = {}, needs?: string[]) => ({
+    id,
+    tool: "a_echo",
+    args,
+    ...(needs ? { needs } : {}),
+  });
+
+  it("infers dependencies from references and declared needs", () => {
+    const plan = checkPlan({
+      steps: [step("a"), step("b", { text: "{{steps.a.text}}" }), step("c", {}, ["a", "b"])],
+    });
+    expect([...plan.dependencies.get("b")!]).toEqual(["a"]);
+    expect([...plan.dependencies.get("c")!].sort()).toEqual(["a", "b"]);
+  });
+
+  it("rejects cycles, unknown steps, duplicate ids and undeclared inputs, naming them", () => {
+    expect(() =>
+      checkPlan(
+        { steps: [step("a", { t: "{{steps.b.text}}" }), step("b", { t: "{{steps.a.text}}" })] },
+        "p.yaml",
+      ),
+    ).toThrow("p.yaml: steps depend on each other in a circle: a → b → a");
+    expect(() => checkPlan({ steps: [step("a", {}, ["ghost"])] })).toThrow(
+      'step a depends on "ghost", which is not a step',
+    );
+    expect(() => checkPlan({ steps: [step("a"), step("a")] })).toThrow('two steps are called "a"');
+    expect(() => checkPlan({ input: { id: null }, steps: [step("a", { t: "{{input.nope}}" })] })).toThrow(
+      'the plan declares no input "nope"',
+    );
+    expect(() => checkPlan({ steps: [] })).toThrow("expected at least one step");
+    expect(() => checkPlan({ steps: [{ id: "a", tool: "t", extra: 1 }] })).toThrow(/extra/);
+  });
+});
+
+describe("running a plan", () => {
+  let yard: Switchyard;
+  beforeAll(async () => {
+    yard = await Switchyard.connect({ mcpServers: { a: sdk(), b: raw() } });
+  });
+  afterAll(async () => {
+    await yard.close();
+  });
+
+  it("runs independent steps in parallel and feeds results into later steps", async () => {
+    const events: PlanEvent[] = [];
+    const plan = checkPlan({
+      input: { x: { default: 20 } },
+      steps: [
+        { id: "slow", tool: "a_sleep", args: { ms: 300 } },
+        { id: "sum", tool: "a_add", args: { a: "{{input.x}}", b: 22 } },
+        {
+          id: "say",
+          tool: "b_echo",
+          args: { text: "sum={{steps.sum.structured.sum}} after {{steps.slow.text}}" },
+        },
+      ],
+      outputs: { sum: "{{steps.sum.structured.sum}}", said: "{{steps.say.text}}" },
+    });
+    const result = await runPlan(plan, { host: yard, onEvent: (event) => events.push(event) });
+    expect(result.ok).toBe(true);
+    expect(result.outputs).toEqual({ sum: 42, said: "sum=42 after slept 300" });
+    expect(
+      events
+        .slice(0, 2)
+        .map((e) => [e.type, e.id].join(" "))
+        .sort(),
+    ).toEqual(["step_started slow", "step_started sum"]);
+    expect(events.findIndex((e) => e.type === "step_started" && e.id === "say")).toBeGreaterThan(
+      events.findIndex((e) => e.type === "step_finished" && e.id === "slow"),
+    );
+  });
+
+  it("stops the dependants of a failed step and reports why, while other steps run", async () => {
+    const plan = checkPlan({
+      steps: [
+        { id: "broken", tool: "a_fail" },
+        { id: "after", tool: "b_echo", args: { text: "{{steps.broken.text}}" } },
+        { id: "later", tool: "b_echo", needs: ["after"], args: { text: "x" } },
+        { id: "free", tool: "b_echo", args: { text: "independent" } },
+      ],
+      outputs: { after: "{{steps.after.text}}", free: "{{steps.free.text}}" },
+    });
+    const result = await runPlan(plan, { host: yard });
+    expect(result.ok).toBe(false);
+    expect(result.steps.map((s) => [s.id, s.status, s.error ?? ""])).toEqual([
+      ["broken", "failed", "the tool reported an error: fail: requested failure"],
+      ["after", "skipped", "skipped: step broken failed"],
+      ["later", "skipped", "skipped: step after was skipped"],
+      ["free", "ok", ""],
+    ]);
+    expect(result.outputs).toEqual({ after: null, free: "independent" });
+  });
+
+  it("cancels what is still running when the plan's deadline passes", async () => {
+    const plan = checkPlan({
+      timeoutMs: 300,
+      steps: [
+        { id: "quick", tool: "b_echo", args: { text: "fast" } },
+        { id: "stuck", tool: "a_sleep", args: { ms: 10_000 } },
+        { id: "next", tool: "b_echo", args: { text: "{{steps.stuck.text}}" } },
+      ],
+    });
+    const started = Date.now();
+    const result = await runPlan(plan, { host: yard });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.steps.map((s) => [s.id, s.status])).toEqual([
+      ["quick", "ok"],
+      ["stuck", "failed"],
+      ["next", "skipped"],
+    ]);
+    expect(result.steps[1]!.error).toBe("TIMEOUT: the plan did not finish within 300 ms");
+    expect((await yard.callTool("a_echo", { text: "still fine" })).text).toBe("still fine");
+  });
+
+  it("refuses to start without a required input or with an unknown tool", async () => {
+    await expect(
+      runPlan(
+        checkPlan({
+          input: { id: null },
+          steps: [{ id: "a", tool: "b_echo", args: { text: "{{input.id}}" } }],
+        }),
+        {
+          host: yard,
+        },
+      ),
+    ).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining("--input id=<value>"),
+    });
+    await expect(
+      runPlan(checkPlan({ steps: [{ id: "a", tool: "b_nope" }] }), { host: yard }),
+    ).rejects.toMatchObject({
+      code: "TOOL_NOT_FOUND",
+    });
+  });
+});
+
+describe("switchyard run", () => {
+  it("runs the bundled after-sales plan on the example fleet, in CONTRACT.md's JSON shape", async () => {
+    const { code, stdout } = await runCli([
+      "--config",
+      `${ROOT}examples/fleet.json`,
+      "--json",
+      "run",
+      `${ROOT}examples/after-sales.plan.yaml`,
+      "--input",
+      "customer_id=C10002",
+      "--input",
+      "days=30",
+    ]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.ok).toBe(true);
+    expect(result.steps.map((s: { id: string; name: string; ok: boolean }) => [s.id, s.name, s.ok])).toEqual([
+      ["orders", "orders_query_recent_orders", true],
+      ["customer", "orders_get_customer", true],
+      ["policy", "policies_search_policy", true],
+    ]);
+    expect(result.outputs.first_order.product_name).toEqual(expect.any(String));
+    expect(result.outputs.policies.length).toBeGreaterThan(0);
+  });
+
+  it("exits 2 for a plan that does not check out", async () => {
+    const { code, stderr } = await runCli([
+      "--config",
+      `${ROOT}examples/fleet.json`,
+      "run",
+      `${ROOT}package.json`,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/package\.json: .*steps/);
+  });
+});
