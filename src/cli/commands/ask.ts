@@ -105,10 +105,10 @@ export function describeEvent(event: AgentEvent): string | undefined {
       return `step ${event.step}: asking the model (${event.tools} tools offered)`;
     case "model_answered":
       return event.toolCalls
-        ? `step ${event.step}: the model asked for ${event.toolCalls} tool call(s) (${event.ms} ms)`
+        ? `step ${event.step}: the model asked for ${event.toolCalls} tool call(s) (${Math.round(event.ms)} ms)`
         : undefined;
     case "call_finished":
-      return `  ${event.ok ? "ok  " : "fail"} ${event.name} ${event.ms} ms${event.error ? ` (${event.error})` : ""}`;
+      return `  ${event.ok ? "ok  " : "fail"} ${event.name} ${Math.round(event.ms)} ms${event.error ? ` (${event.error})` : ""}`;
     default:
       return undefined;
   }

@@ -18,7 +18,7 @@ export async function runCommand(
     input,
     onEvent: (event) => {
       if (event.type === "step_finished")
-        ctx.out.note(`  ${event.status.padEnd(7)} ${event.id} (${event.name}) ${event.ms} ms`);
+        ctx.out.note(`  ${event.status.padEnd(7)} ${event.id} (${event.name}) ${Math.round(event.ms)} ms`);
     },
   });
   if (ctx.out.json) ctx.out.data(planJson(result));
