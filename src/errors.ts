@@ -10,6 +10,8 @@
  * - `SERVER_ERROR`: the server answered with a JSON-RPC error (see `rpcCode`).
  * - `CIRCUIT_OPEN`: the server's circuit breaker is open; the call failed fast.
  * - `POLICY_DENIED`: a policy refused the call.
+ * - `QUEUE_FULL`: the server's call queue is full; the call was refused at once.
+ * - `RESULT_TOO_LARGE`: the server's answer was over the size limit and was dropped; the connection lives on.
  * - `CONNECT_FAILED`: a server could not be started or did not complete the handshake.
  * - `CLOSED`: the Switchyard was closed.
  * - `MODEL_NOT_CONFIGURED`: no model to ask (CLI exit 2).
@@ -26,6 +28,8 @@ export type ErrorCode =
   | "SERVER_ERROR"
   | "CIRCUIT_OPEN"
   | "POLICY_DENIED"
+  | "QUEUE_FULL"
+  | "RESULT_TOO_LARGE"
   | "CONNECT_FAILED"
   | "CLOSED"
   | "MODEL_NOT_CONFIGURED"

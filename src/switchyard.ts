@@ -1,4 +1,5 @@
 import { normalizeResult, type ToolResult } from "./calls/normalize.js";
+import { type GuardState, ServerGuard } from "./calls/server-guard.js";
 import { validateArguments } from "./calls/validate.js";
 import { Catalog, type CatalogEntry } from "./catalog/catalog.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
@@ -52,12 +53,16 @@ export class Switchyard implements AsyncDisposable {
   readonly config: SwitchyardConfig;
   readonly #fleet: Fleet;
   readonly #catalog: Catalog;
+  readonly #guards: Map<string, ServerGuard>;
   #closed = false;
 
   private constructor(config: SwitchyardConfig, fleet: Fleet, catalog: Catalog) {
     this.config = config;
     this.#fleet = fleet;
     this.#catalog = catalog;
+    this.#guards = new Map(
+      fleet.connections().map((connection) => [connection.name, new ServerGuard(connection)]),
+    );
   }
 
   /**
@@ -101,9 +106,15 @@ export class Switchyard implements AsyncDisposable {
     return yard;
   }
 
-  /** Every configured server with its status, transport, protocol version, tool count and connect time. */
-  servers(): ServerState[] {
-    return this.#fleet.states();
+  /**
+   * Every configured server: status, transport, protocol version, tool count, connect time, restarts,
+   * health, breaker state, and calls in flight and queued.
+   */
+  servers(): Array<ServerState & GuardState> {
+    return this.#fleet.connections().map((connection) => ({
+      ...connection.state(),
+      ...this.#guards.get(connection.name)!.state(),
+    }));
   }
 
   /** Every tool of every ready server, under its catalog name. */
@@ -128,9 +139,12 @@ export class Switchyard implements AsyncDisposable {
   /**
    * Call a tool by its catalog name. Arguments are checked against the tool's input schema first
    * (after safe coercion such as `"7"` → `7`); nothing is sent when they do not fit.
+   * Then the server's guard: circuit breaker, bulkhead, one deadline for the whole call (queueing and
+   * waiting out a restart included), and retries where they are safe.
    * Resolves with the server's result, `isError: true` included.
    * @throws SwitchyardError `TOOL_NOT_FOUND`, `INVALID_ARGUMENTS`, `TIMEOUT`, `CANCELLED`,
-   *   `SERVER_UNAVAILABLE`, `SERVER_ERROR` or `CLOSED`; the message names the server and the tool.
+   *   `SERVER_UNAVAILABLE`, `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL`, `RESULT_TOO_LARGE` or `CLOSED`;
+   *   the message names the server and the tool.
    */
   async callTool(name: string, args: unknown = {}, options: CallToolOptions = {}): Promise<ToolResult> {
     if (this.#closed) throw new SwitchyardError("CLOSED", `cannot call ${name}: this Switchyard is closed`);
@@ -144,8 +158,7 @@ export class Switchyard implements AsyncDisposable {
         { server: entry.server, tool: entry.tool },
       );
     }
-    const connection = this.#fleet.get(entry.server)!;
-    return normalizeResult(await connection.callTool(entry.tool, checked.value, options));
+    return normalizeResult(await this.#guards.get(entry.server)!.call(entry, checked.value, options));
   }
 
   /** Close every connection and stop every server process. Idempotent. */

@@ -2,7 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
+import { DEFAULT_MAX_QUEUE } from "../calls/bulkhead.js";
+import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS } from "../calls/retry.js";
 import { SwitchyardError } from "../errors.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../fleet/stdio-transport.js";
 import { interpolateEnv } from "./interpolate.js";
 import {
   configFileSchema,
@@ -29,6 +32,8 @@ export const DEFAULT_CONFIG_FILES = [
  * extra process), and SDK v2 servers get the stateless revision.
  */
 const DEFAULT_VERSION_NEGOTIATION = "auto";
+/** How long a health ping may take. */
+const DEFAULT_PING_TIMEOUT_MS = 5_000;
 const DEFAULT_RESTART = { maxRestarts: 3, backoffMs: 500 };
 const DEFAULT_CIRCUIT_BREAKER = { failureThreshold: 5, cooldownMs: 30_000 };
 const KNOWN_SERVER_KEYS = new Set(Object.keys(serverEntrySchema.shape));
@@ -174,11 +179,16 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     timeoutMs: entry.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     connectTimeoutMs: entry.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     maxConcurrency: entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    maxQueue: entry.maxQueue ?? DEFAULT_MAX_QUEUE,
+    maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    retry: { maxRetries: DEFAULT_MAX_RETRIES, backoffMs: DEFAULT_RETRY_BASE_MS, ...entry.retry },
+    health: { intervalMs: 0, timeoutMs: DEFAULT_PING_TIMEOUT_MS, ...entry.health },
     restart: { ...DEFAULT_RESTART, ...entry.restart },
     circuitBreaker: { ...DEFAULT_CIRCUIT_BREAKER, ...entry.circuitBreaker },
     versionNegotiation: entry.versionNegotiation ?? DEFAULT_VERSION_NEGOTIATION,
     disabled: entry.disabled ?? false,
   };
+  if (entry.maxTotalTimeoutMs !== undefined) server.maxTotalTimeoutMs = entry.maxTotalTimeoutMs;
   if (command !== undefined) server.command = command;
   if (entry.url !== undefined) server.url = entry.url;
   return server;

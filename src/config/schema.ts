@@ -73,6 +73,15 @@ export const serverEntrySchema = z.object({
   timeoutMs: positiveInt.optional(),
   connectTimeoutMs: positiveInt.optional(),
   maxConcurrency: positiveInt.optional(),
+  maxQueue: nonNegativeInt.optional(),
+  maxTotalTimeoutMs: positiveInt.optional(),
+  maxResultBytes: positiveInt.optional(),
+  retry: z
+    .strictObject({ maxRetries: nonNegativeInt.optional(), backoffMs: nonNegativeInt.optional() })
+    .optional(),
+  health: z
+    .strictObject({ intervalMs: nonNegativeInt.optional(), timeoutMs: positiveInt.optional() })
+    .optional(),
   restart: z
     .strictObject({ maxRestarts: nonNegativeInt.optional(), backoffMs: nonNegativeInt.optional() })
     .optional(),
@@ -132,6 +141,15 @@ export interface ServerConfig {
   timeoutMs: number;
   connectTimeoutMs: number;
   maxConcurrency: number;
+  /** Calls waiting for a slot before more are refused with `QUEUE_FULL`. */
+  maxQueue: number;
+  /** With progress notifications, how far a call's deadline may be pushed back; absent: not at all. */
+  maxTotalTimeoutMs?: number;
+  /** Largest answer accepted from a stdio server; a larger one fails its call with `RESULT_TOO_LARGE`. */
+  maxResultBytes: number;
+  retry: { maxRetries: number; backoffMs: number };
+  /** Periodic `ping`; `intervalMs` 0 turns it off. */
+  health: { intervalMs: number; timeoutMs: number };
   restart: { maxRestarts: number; backoffMs: number };
   circuitBreaker: { failureThreshold: number; cooldownMs: number };
   versionNegotiation: VersionNegotiation;

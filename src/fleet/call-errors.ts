@@ -1,5 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { messageOf, SwitchyardError } from "../errors.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio-transport.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
 const INVALID_PARAMS = -32602;
@@ -46,6 +47,13 @@ export function toCallError(error: unknown, context: CallErrorContext): Switchya
       );
     }
   }
+  if (error instanceof ProtocolError && error.code === RESULT_TOO_LARGE_RPC_CODE) {
+    return new SwitchyardError(
+      "RESULT_TOO_LARGE",
+      `call to ${tool} on server ${server} failed: ${error.message}; ask for less, or raise maxResultBytes`,
+      where,
+    );
+  }
   if (error instanceof ProtocolError) {
     const code = error.code === INVALID_PARAMS ? "INVALID_ARGUMENTS" : "SERVER_ERROR";
     return new SwitchyardError(
@@ -54,9 +62,29 @@ export function toCallError(error: unknown, context: CallErrorContext): Switchya
       { ...where, rpcCode: error.code },
     );
   }
+  if (isNetworkFailure(error)) {
+    return new SwitchyardError(
+      "SERVER_UNAVAILABLE",
+      `server ${server} could not be reached for ${tool}: ${messageOf(error)}`,
+      where,
+    );
+  }
   return new SwitchyardError(
     "SERVER_ERROR",
     `call to ${tool} on server ${server} failed: ${messageOf(error)}`,
     where,
   );
+}
+
+/** Node's fetch failing below HTTP: refused, reset, or cut off mid-answer. */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
+function isNetworkFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth += 1) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
+    if (current instanceof TypeError && /fetch failed|terminated/.test(String(message))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }

@@ -1,32 +1,21 @@
-import {
-  type CallToolResult,
-  Client,
-  createFetchWithInit,
-  SdkError,
-  SdkErrorCode,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  type Tool,
-  type Transport,
-} from "@modelcontextprotocol/client";
-import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type { ServerConfig, TransportKind } from "../config/schema.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { toCallError } from "./call-errors.js";
-import { launchHttpServer } from "./launcher.js";
-import type { ServerProcess } from "./server-process.js";
-import { StdioTransport } from "./stdio-transport.js";
-import { tapTransport } from "./tap-transport.js";
+import { ServerSession } from "./session.js";
 
-/** Longest wait for an answer to the `server/discover` version probe before falling back to `initialize`. */
-const MAX_PROBE_MS = 10_000;
+export { CLIENT_INFO } from "./session.js";
 
-/** What Switchyard tells servers about itself. */
-export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
+/**
+ * Where a server stands: `ready`, `failed` (with a reason) and `disabled` are the settled states;
+ * `connecting`, `restarting` (after a crash, within `restart.maxRestarts`) and `closed` pass.
+ */
+export type ServerStatus = "connecting" | "ready" | "restarting" | "failed" | "disabled" | "closed";
 
-/** Where a server stands. `connecting` and `closed` are transient; the rest are the ones users see. */
-export type ServerStatus = "connecting" | "ready" | "failed" | "disabled" | "closed";
+/** What the last health ping said: `unknown` until one ran (pings are off unless `health.intervalMs`). */
+export type Health = "ok" | "failing" | "unknown";
 
 /** A snapshot of one server, as `servers()` and `switchyard servers` report it. */
 export interface ServerState {
@@ -39,50 +28,68 @@ export interface ServerState {
   tools: number;
   /** Spawn or first request → handshake done and tools listed. */
   connectMs?: number;
-  /** Why the server is `failed`, with its last stderr lines when it is a process. */
+  /** Why the server is `failed` (or was lost), with its last stderr lines when it is a process. */
   error?: string;
   /** `serverInfo` from the handshake. */
   serverInfo?: { name: string; version: string };
-  /** The server's process id (stdio). */
+  /** The server's process id (stdio and launched HTTP servers). */
   pid?: number;
+  /** Times the server was restarted (or reconnected) after it was lost. */
+  restarts: number;
+  health: Health;
 }
 
 export interface ConnectionHooks {
   logger: Logger;
   wire?: WireSink;
-  /** The server's tool list changed (after `notifications/tools/list_changed`). */
+  /** The server's tool list changed (after `notifications/tools/list_changed`, or a restart). */
   onToolsChanged?: (server: string, tools: Tool[]) => void;
-  /** The server's status changed (crash, close). */
+  /** The server's status changed (lost, restarted, failed). */
   onStatusChange?: (state: ServerState) => void;
 }
 
 export interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Let progress notifications push the deadline back, each by `timeoutMs`, up to this total. Off
+   * when absent.
+   */
+  maxTotalTimeoutMs?: number;
 }
 
-/** One live MCP connection: transport, handshake, tool list, calls and shutdown. */
+/** A server that stayed up this long after a restart starts its restart count again. */
+const STABLE_AFTER_MS = 60_000;
+
+/**
+ * One configured server over its whole life: connects it, restarts it when it is lost (with backoff,
+ * up to `restart.maxRestarts`; calls that arrive meanwhile wait), pings it when asked, and carries
+ * its calls. Each life of the server is a {@link ServerSession}.
+ */
 export class ServerConnection {
   readonly config: ServerConfig;
   readonly #hooks: ConnectionHooks;
   readonly #log: Logger;
   #status: ServerStatus;
-  #transportKind: TransportKind;
-  #client: Client | undefined;
-  /** The server's own process: the stdio child, or a launched local HTTP server. */
-  #process: ServerProcess | undefined;
+  #session: ServerSession | undefined;
   #tools: Tool[] = [];
   #connectMs: number | undefined;
   #error: string | undefined;
   #noiseReported = false;
   #closing: Promise<void> | undefined;
+  #restarts = 0;
+  #restartsInRow = 0;
+  #upSince = 0;
+  #health: Health = "unknown";
+  #healthTimer: NodeJS.Timeout | undefined;
+  /** Resolves when a restart is over, one way or the other; calls that arrive meanwhile wait on it. */
+  #restartOver: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(config: ServerConfig, hooks: ConnectionHooks) {
     this.config = config;
     this.#hooks = hooks;
     this.#log = hooks.logger.child({ server: config.name });
     this.#status = config.disabled ? "disabled" : "connecting";
-    this.#transportKind = config.transport;
   }
 
   get name(): string {
@@ -100,23 +107,27 @@ export class ServerConnection {
 
   /** The server's `instructions` from the handshake, if any. */
   get instructions(): string | undefined {
-    return this.#client?.getInstructions();
+    return this.#session?.client?.getInstructions();
   }
 
   state(): ServerState {
+    const client = this.#session?.client;
     const state: ServerState = {
       name: this.name,
       status: this.#status,
-      transport: this.#transportKind,
+      transport: this.#session?.transportKind ?? this.config.transport,
       tools: this.#tools.length,
+      restarts: this.#restarts,
+      health: this.#health,
     };
-    const protocolVersion = this.#client?.getNegotiatedProtocolVersion();
-    const serverInfo = this.#client?.getServerVersion();
+    const protocolVersion = client?.getNegotiatedProtocolVersion();
+    const serverInfo = client?.getServerVersion();
+    const pid = this.#session?.process?.pid;
     if (protocolVersion) state.protocolVersion = protocolVersion;
     if (this.#connectMs !== undefined) state.connectMs = this.#connectMs;
     if (this.#error !== undefined) state.error = this.#error;
     if (serverInfo) state.serverInfo = { name: serverInfo.name, version: serverInfo.version };
-    if (this.#process?.pid !== undefined) state.pid = this.#process.pid;
+    if (pid !== undefined) state.pid = pid;
     return state;
   }
 
@@ -126,58 +137,98 @@ export class ServerConnection {
    */
   async connect(signal?: AbortSignal): Promise<void> {
     if (this.#status !== "connecting") return;
-    const started = performance.now();
-    try {
-      const deadline = AbortSignal.timeout(this.config.connectTimeoutMs);
-      const connectSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
-      await this.#establish(connectSignal);
-      this.#tools = await this.#client!.listTools(undefined, { signal: connectSignal }).then((r) => r.tools);
-      this.#connectMs = Math.round(performance.now() - started);
-      this.#status = "ready";
-      this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "connected");
-    } catch (error) {
-      const reason = this.#describeConnectFailure(error);
-      await this.#teardown();
-      if (this.#status === "connecting") {
-        this.#status = "failed";
-        this.#error = reason;
-        this.#log.warn({}, `failed to connect: ${reason}`);
-      }
+    const failure = await this.#open(signal);
+    if (this.#status !== "connecting") return;
+    if (failure) return this.#fail(failure, `failed to connect: ${failure}`);
+    this.#becomeReady();
+    this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "connected");
+    this.#startHealthChecks();
+  }
+
+  /**
+   * Wait until the server can take a call: at once when ready; through a restart when one is under
+   * way; never for a failed, disabled or closed server.
+   * @throws SwitchyardError `SERVER_UNAVAILABLE`, or the signal's reason when it aborts first.
+   */
+  async whenReady(tool: string, signal?: AbortSignal): Promise<void> {
+    const restart = this.#restartOver;
+    if (this.#status === "restarting" && restart) {
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(signal!.reason);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        void restart.promise.then(() => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        });
+      });
+    }
+    if (this.#status !== "ready" || !this.#session?.client) {
+      throw new SwitchyardError(
+        "SERVER_UNAVAILABLE",
+        `server ${this.name} is ${this.#status}${this.#error ? `: ${this.#error}` : ""}; ${tool} cannot be called`,
+        { server: this.name, tool },
+      );
     }
   }
 
   /**
-   * Call one tool by the server's own name.
-   * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `INVALID_ARGUMENTS` or `SERVER_ERROR`.
+   * Call one tool by the server's own name, waiting through a restart if one is under way.
+   * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `INVALID_ARGUMENTS`,
+   *   `RESULT_TOO_LARGE` or `SERVER_ERROR`.
    */
   async callTool(
     tool: string,
     args: Record<string, unknown>,
     options: CallOptions = {},
+    renewedSession = false,
   ): Promise<CallToolResult> {
-    const client = this.#client;
-    if (this.#status !== "ready" || !client) {
-      throw new SwitchyardError(
-        "SERVER_UNAVAILABLE",
-        `server ${this.name} is ${this.#status}${this.#error ? `: ${this.#error}` : ""}; tool ${tool} cannot be called`,
-        { server: this.name, tool },
-      );
-    }
+    await this.whenReady(tool, options.signal);
+    const session = this.#session!;
+    const client = session.client!;
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > timeoutMs;
     try {
-      const request = { name: tool, arguments: args };
-      const requestOptions = options.signal
-        ? { timeout: timeoutMs, signal: options.signal }
-        : { timeout: timeoutMs };
-      return (await client.callTool(request, requestOptions)) as CallToolResult;
+      return (await client.callTool(
+        { name: tool, arguments: args },
+        {
+          timeout: timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(extend
+            ? {
+                resetTimeoutOnProgress: true,
+                maxTotalTimeout: options.maxTotalTimeoutMs!,
+                onprogress: () => {},
+              }
+            : {}),
+        },
+      )) as CallToolResult;
     } catch (error) {
-      throw toCallError(error, {
-        server: this.name,
-        tool,
-        timeoutMs,
-        signal: options.signal,
-        unavailable: () => (this.#status !== "ready" && this.#error ? this.#error : undefined),
-      });
+      // An expired Streamable HTTP session: the request never ran. Start a new session and send it again.
+      if (
+        !renewedSession &&
+        session.transportKind === "http" &&
+        httpStatusOf(error) === 404 &&
+        this.#status === "ready"
+      ) {
+        this.#log.info({}, "the server no longer knows the session (HTTP 404); starting a new one");
+        this.#lost(session);
+        return this.callTool(tool, args, options, true);
+      }
+      throw this.#callError(error, tool, timeoutMs, options.signal);
+    }
+  }
+
+  /**
+   * Ask the server whether it is alive (a `ping`).
+   * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
+   */
+  async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
+    await this.whenReady("ping");
+    try {
+      await this.#session!.client!.ping({ timeout: timeoutMs });
+    } catch (error) {
+      throw this.#callError(error, "ping", timeoutMs, undefined);
     }
   }
 
@@ -185,104 +236,135 @@ export class ServerConnection {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       if (this.#status !== "disabled") this.#status = "closed";
-      await this.#teardown();
+      clearInterval(this.#healthTimer);
+      this.#restartDone();
+      await this.#session?.close();
     })();
     return this.#closing;
   }
 
-  async #establish(signal: AbortSignal): Promise<void> {
-    if (this.config.transport === "stdio") {
-      try {
-        return await this.#connectWith(this.#stdioTransport(), "stdio", signal);
-      } catch (error) {
-        // Some servers exit on any request before `initialize`, such as the version probe: start them
-        // again and skip the probe. Everyone else pays nothing for probing (it runs in place).
-        if (!(this.#negotiation() === "auto" && isProbeCutShort(error)) || signal.aborted) throw error;
-        this.#log.info(
-          {},
-          "the server closed during the version probe; restarting it with a plain initialize",
-        );
-        await this.#teardown();
-        return await this.#connectWith(this.#stdioTransport(), "stdio", signal, "legacy");
-      }
-    }
-    const url = this.config.command ? await this.#launch(signal) : new URL(this.config.url!);
-    if (this.config.transport === "sse")
-      return this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
-    try {
-      await this.#connectWith(this.#httpTransport("http", url), "http", signal);
-    } catch (error) {
-      if (this.config.transportForced || signal.aborted) throw error;
-      this.#log.info({}, `Streamable HTTP failed (${messageOf(error)}); trying legacy SSE`);
-      await this.#closeClient();
-      try {
-        await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
-      } catch (sseError) {
-        throw new Error(`Streamable HTTP: ${messageOf(error)}; legacy SSE: ${messageOf(sseError)}`, {
-          cause: sseError,
-        });
-      }
-    }
-  }
-
-  async #connectWith(
-    transport: Transport,
-    kind: TransportKind,
-    signal: AbortSignal,
-    mode: VersionNegotiation = this.#negotiation(),
-  ): Promise<void> {
-    this.#transportKind = kind;
-    const client = new Client(CLIENT_INFO, {
-      capabilities: {},
-      versionNegotiation: {
-        mode,
-        probe: { timeoutMs: Math.min(this.config.connectTimeoutMs, MAX_PROBE_MS) },
-      },
-      listChanged: { tools: { onChanged: (error, tools) => this.#toolsChanged(error, tools) } },
-    });
-    this.#client = client;
-    const wired = this.#hooks.wire ? tapTransport(transport, this.name, this.#hooks.wire) : transport;
-    client.onclose = () => this.#lost();
-    client.onerror = (error) => this.#log.debug({}, `transport error: ${error.message}`);
-    await client.connect(wired, { signal, timeout: this.config.connectTimeoutMs });
-  }
-
-  #negotiation(): VersionNegotiation {
-    return this.config.versionNegotiation;
-  }
-
-  #stdioTransport(): StdioTransport {
-    const { command, args, env, cwd } = this.config;
-    const transport = new StdioTransport({
-      command: command!,
-      args,
-      env,
-      cwd,
+  async #open(signal?: AbortSignal): Promise<string | undefined> {
+    const session = new ServerSession(this.config, {
+      logger: this.#log,
+      ...(this.#hooks.wire ? { wire: this.#hooks.wire } : {}),
       onNoise: (line) => this.#noise(line),
-      onStderr: (line) => this.#log.debug({ stream: "stderr" }, line),
+      onToolsChanged: (error, tools) => this.#toolsChanged(session, error, tools),
+      onLost: () => this.#lost(session),
     });
-    this.#process = transport.process;
-    return transport;
+    this.#session = session;
+    try {
+      await session.open(signal);
+      this.#tools = session.tools;
+      this.#connectMs = session.connectMs;
+      return undefined;
+    } catch (error) {
+      return messageOf(error);
+    }
   }
 
-  /** Start the local HTTP server a `url` entry carries, and return the URL it answers on. */
-  async #launch(signal: AbortSignal): Promise<URL> {
-    const launched = await launchHttpServer(this.config, {
+  #callError(
+    error: unknown,
+    tool: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): SwitchyardError {
+    const failure = toCallError(error, {
+      server: this.name,
+      tool,
+      timeoutMs,
       signal,
-      onOutputLine: (line) => this.#log.debug({ stream: "output" }, line),
-      onExit: () => this.#lost(),
+      unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
     });
-    this.#process = launched.process;
-    this.#log.debug({ url: launched.url, pid: launched.process.pid }, "launched the server");
-    return new URL(launched.url);
+    // A remote HTTP server has no process to watch: a server that refuses connections is lost.
+    if (failure.code === "SERVER_UNAVAILABLE" && this.#session && isRefused(error)) this.#lost(this.#session);
+    return failure;
   }
 
-  #httpTransport(kind: "http" | "sse", url: URL): Transport {
-    const headers = this.config.headers;
-    const fetchWithHeaders = createFetchWithInit(fetch, { headers });
-    return kind === "http"
-      ? new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } })
-      : new SSEClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } });
+  /** The server was lost: restart it within the limits, or give up and mark it failed. */
+  #lost(session: ServerSession): void {
+    if (this.#status !== "ready" || session !== this.#session) return;
+    const reason = session.describeExit("the connection closed");
+    if (Date.now() - this.#upSince > STABLE_AFTER_MS) this.#restartsInRow = 0;
+    if (this.#restartsInRow >= this.config.restart.maxRestarts) {
+      const gaveUp =
+        this.config.restart.maxRestarts > 0 ? `; gave up after ${this.#restartsInRow} restart(s)` : "";
+      void session.close();
+      return this.#fail(`${reason}${gaveUp}`, `server lost: ${reason}${gaveUp}`);
+    }
+    this.#status = "restarting";
+    this.#error = reason;
+    this.#restartOver ??= deferred();
+    this.#log.warn({}, `server lost (${reason}); restarting`);
+    this.#hooks.onStatusChange?.(this.state());
+    void this.#restart();
+  }
+
+  /** Bring a lost server back with the same config; the wait doubles each time, up to `maxRestarts`. */
+  async #restart(): Promise<void> {
+    const { maxRestarts, backoffMs } = this.config.restart;
+    while (this.#status === "restarting") {
+      if (this.#restartsInRow >= maxRestarts) {
+        return this.#fail(`${this.#error}; gave up after ${maxRestarts} restart(s)`, "restarts exhausted");
+      }
+      await this.#session?.close();
+      await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** this.#restartsInRow).unref());
+      this.#restartsInRow += 1;
+      this.#restarts += 1;
+      if (this.#status !== "restarting") return;
+      const failure = await this.#open();
+      if ((this.#status as ServerStatus) !== "restarting") {
+        await this.#session?.close();
+        return;
+      }
+      if (!failure) {
+        this.#error = undefined;
+        this.#becomeReady();
+        this.#log.info({ restarts: this.#restarts }, "restarted");
+        this.#hooks.onToolsChanged?.(this.name, this.#tools);
+        this.#hooks.onStatusChange?.(this.state());
+        return;
+      }
+      this.#error = failure;
+      this.#log.warn({}, `restart ${this.#restartsInRow} failed: ${failure}`);
+    }
+  }
+
+  #becomeReady(): void {
+    this.#status = "ready";
+    this.#upSince = Date.now();
+    this.#restartDone();
+  }
+
+  #fail(reason: string, logLine: string): void {
+    this.#status = "failed";
+    this.#error = reason;
+    this.#log.warn({}, logLine);
+    this.#restartDone();
+    this.#hooks.onStatusChange?.(this.state());
+  }
+
+  /** Wake the calls waiting for a restart: it is over, one way or the other. */
+  #restartDone(): void {
+    this.#restartOver?.resolve();
+    this.#restartOver = undefined;
+  }
+
+  #startHealthChecks(): void {
+    const { intervalMs } = this.config.health;
+    if (!intervalMs) return;
+    this.#healthTimer = setInterval(() => {
+      if (this.#status !== "ready") return;
+      this.ping().then(
+        () => {
+          this.#health = "ok";
+        },
+        (error: unknown) => {
+          if (this.#health !== "failing") this.#log.warn({}, `health ping failed: ${messageOf(error)}`);
+          this.#health = "failing";
+        },
+      );
+    }, intervalMs);
+    this.#healthTimer.unref();
   }
 
   #noise(line: string): void {
@@ -295,8 +377,8 @@ export class ServerConnection {
     );
   }
 
-  #toolsChanged(error: Error | null, tools: Tool[] | null): void {
-    if (this.#status !== "ready") return;
+  #toolsChanged(session: ServerSession, error: Error | null, tools: Tool[] | null): void {
+    if (this.#status !== "ready" || session !== this.#session) return;
     if (error || !tools) {
       this.#log.warn({}, `could not refresh tools after list_changed: ${error ? error.message : "no tools"}`);
       return;
@@ -305,64 +387,29 @@ export class ServerConnection {
     this.#log.info({ tools: tools.length }, "tool list changed");
     this.#hooks.onToolsChanged?.(this.name, tools);
   }
-
-  /** The connection dropped: a crash unless we were the ones closing it. */
-  #lost(): void {
-    if (this.#status !== "ready") return;
-    this.#status = "failed";
-    this.#error = this.#describeExit("the connection closed");
-    this.#log.warn({}, `server lost: ${this.#error}`);
-    this.#hooks.onStatusChange?.(this.state());
-  }
-
-  async #teardown(): Promise<void> {
-    await this.#closeClient();
-    await this.#process?.stop();
-  }
-
-  async #closeClient(): Promise<void> {
-    const client = this.#client;
-    if (client) {
-      client.onclose = undefined;
-      await client.close().catch(() => {});
-    }
-  }
-
-  #describeConnectFailure(error: unknown): string {
-    const timedOut =
-      (error instanceof Error && error.name === "TimeoutError") ||
-      (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
-    if (timedOut) {
-      return this.#describeExit(
-        `no answer to initialize within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)`,
-      );
-    }
-    if (this.#process?.exitInfo && isConnectionLoss(error)) {
-      return this.#describeExit("the server exited during the handshake");
-    }
-    return this.#describeExit(messageOf(error));
-  }
-
-  #describeExit(what: string): string {
-    const exit = this.#process?.describeExit();
-    const tail = this.#process?.outputTail.slice(-5) ?? [];
-    return `${what}${exit ? ` (${exit})` : ""}${tail.length ? `; stderr: ${tail.join(" | ")}` : ""}`;
-  }
 }
 
-function isProbeCutShort(error: unknown): boolean {
-  return (
-    error instanceof SdkError &&
-    error.code === SdkErrorCode.EraNegotiationFailed &&
-    /closed during the server\/discover probe/.test(error.message)
-  );
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
 }
 
-function isConnectionLoss(error: unknown): boolean {
-  if (error instanceof SdkError) {
-    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(
-      error.code,
-    );
+function httpStatusOf(error: unknown): number | undefined {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth += 1) {
+    const status = (current as { data?: { status?: unknown } }).data?.status;
+    if (typeof status === "number") return status;
+    current = (current as { cause?: unknown }).cause;
   }
-  return error instanceof Error && /not running|closed/i.test(error.message);
+  return undefined;
+}
+
+function isRefused(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth += 1) {
+    if ((current as { code?: unknown }).code === "ECONNREFUSED") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }

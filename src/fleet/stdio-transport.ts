@@ -2,7 +2,14 @@ import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { ServerProcess, type ServerProcessOptions } from "./server-process.js";
 
 /** Largest single message accepted from a server before it is dropped (stdout line, bytes). */
-export const DEFAULT_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * The JSON-RPC error code of the answer Switchyard makes up for a response it dropped for its size
+ * (in the range JSON-RPC leaves to implementations).
+ */
+export const RESULT_TOO_LARGE_RPC_CODE = -32099;
+/** How much of a dropped message's start and end is kept to find its request id. */
+const ID_WINDOW_CHARS = 256;
 
 export interface StdioTransportOptions
   extends Pick<ServerProcessOptions, "command" | "args" | "env" | "cwd" | "shutdownGraceMs"> {
@@ -27,7 +34,8 @@ export class StdioTransport implements Transport {
   readonly #maxMessageBytes: number;
   readonly #onNoise: ((line: string) => void) | undefined;
   #buffer = "";
-  #discarding = false;
+  /** While a too-large message is being skipped: its first characters, its last ones, and its size. */
+  #dropping: { head: string; tail: string; size: number } | undefined;
 
   constructor(options: StdioTransportOptions) {
     const { maxMessageBytes, onNoise, onStderr, ...spawnOptions } = options;
@@ -79,24 +87,51 @@ export class StdioTransport implements Transport {
     for (let end = chunk.indexOf("\n"); end !== -1; end = chunk.indexOf("\n", start)) {
       const piece = chunk.slice(start, end);
       start = end + 1;
-      if (this.#discarding) {
-        this.#discarding = false;
-        this.#buffer = "";
+      if (this.#dropping) {
+        this.#finishDropping(piece);
         continue;
       }
       const line = this.#buffer + piece;
       this.#buffer = "";
-      this.#readLine(line);
+      if (line.length > this.#maxMessageBytes) {
+        this.#dropping = { head: line.slice(0, ID_WINDOW_CHARS), tail: "", size: 0 };
+        this.#finishDropping(line.slice(ID_WINDOW_CHARS));
+      } else this.#readLine(line);
     }
-    if (this.#discarding) return;
-    this.#buffer += chunk.slice(start);
+    const rest = chunk.slice(start);
+    if (this.#dropping) {
+      this.#dropping.size += rest.length;
+      this.#dropping.tail = (this.#dropping.tail + rest).slice(-ID_WINDOW_CHARS);
+      return;
+    }
+    this.#buffer += rest;
     if (this.#buffer.length > this.#maxMessageBytes) {
-      this.#discarding = true;
+      const buffered = this.#buffer;
       this.#buffer = "";
-      this.onerror?.(
-        new Error(`the server sent a message over ${this.#maxMessageBytes} bytes; it was dropped`),
-      );
+      this.#dropping = {
+        head: buffered.slice(0, ID_WINDOW_CHARS),
+        tail: buffered.slice(-ID_WINDOW_CHARS),
+        size: buffered.length,
+      };
     }
+  }
+
+  /**
+   * The end of a message too large to keep: answer its request with an error in its place, so that
+   * one call fails clearly and the connection lives on.
+   */
+  #finishDropping(lastPiece: string): void {
+    const dropped = this.#dropping!;
+    this.#dropping = undefined;
+    const size = dropped.head.length + dropped.size + lastPiece.length;
+    const tail = (dropped.tail + lastPiece).slice(-ID_WINDOW_CHARS);
+    const id = requestIdOf(dropped.head, tail);
+    const message = `the server's answer was ${size} bytes, over the ${this.#maxMessageBytes}-byte limit (maxResultBytes); it was dropped`;
+    if (id === undefined) {
+      this.onerror?.(new Error(`${message}, and its request id could not be found`));
+      return;
+    }
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: RESULT_TOO_LARGE_RPC_CODE, message } });
   }
 
   #readLine(raw: string): void {
@@ -106,6 +141,16 @@ export class StdioTransport implements Transport {
     if (message) this.onmessage?.(message);
     else this.#onNoise?.(line);
   }
+}
+
+/** The `id` of a response from the start or the end of its text (servers put it at either end). */
+function requestIdOf(head: string, tail: string): string | number | undefined {
+  const match =
+    /^\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(\d+|"[^"]*")/.exec(head) ??
+    /^\{\s*"id"\s*:\s*(\d+|"[^"]*")/.exec(head) ??
+    /"id"\s*:\s*(\d+|"[^"]*")\s*\}\s*$/.exec(tail);
+  if (!match) return undefined;
+  return JSON.parse(match[1]!) as string | number;
 }
 
 function parseJsonRpc(line: string): JSONRPCMessage | undefined {

@@ -86,7 +86,9 @@ describe("a fleet of stdio servers", () => {
   });
 
   it("rejects a pending call at once with SERVER_UNAVAILABLE when the server crashes, and says so in its status", async () => {
-    await using yard = await Switchyard.connect({ mcpServers: { fragile: raw(), steady: raw() } });
+    await using yard = await Switchyard.connect({
+      mcpServers: { fragile: { ...raw(), restart: { maxRestarts: 0 } }, steady: raw() },
+    });
     const slow = yard.callTool("fragile_sleep", { ms: 20_000 });
     const started = Date.now();
     const crash = yard.callTool("fragile_crash", {});
@@ -108,7 +110,9 @@ describe("a fleet of stdio servers", () => {
   });
 
   it("marks a server that dies after connecting as failed even with no call in flight", async () => {
-    await using yard = await Switchyard.connect({ mcpServers: { brief: raw("--crash-after-ms", "200") } });
+    await using yard = await Switchyard.connect({
+      mcpServers: { brief: { ...raw("--crash-after-ms", "200"), restart: { maxRestarts: 0 } } },
+    });
     await waitFor(() => yard.servers()[0]!.status === "failed", 5_000, "the crash to be noticed");
     expect(yard.servers()[0]!.error).toMatch(/exit code 7/);
   });
@@ -309,6 +313,7 @@ describe("local HTTP servers the fleet launches (url + command)", () => {
           url: "http://127.0.0.1:{{port}}/mcp",
           command: NODE,
           args: [SDK_SERVER, "--http", "{{port}}"],
+          restart: { maxRestarts: 0 },
         },
       },
     });

@@ -1,0 +1,98 @@
+import { SwitchyardError } from "../errors.js";
+
+/** Where a breaker stands: `closed` lets calls through, `open` fails them fast, `probing` is deciding. */
+export type BreakerState = "closed" | "open" | "probing";
+
+export interface CircuitBreakerOptions {
+  server: string;
+  /** Consecutive failures that open the breaker. */
+  failureThreshold: number;
+  /** How long it stays open before one probe decides. */
+  cooldownMs: number;
+  /** The probe: resolves when the server is healthy (a `ping`). */
+  probe: () => Promise<void>;
+  /** Told each time the breaker opens. */
+  onOpen?: () => void;
+}
+
+/**
+ * A circuit breaker per server: `failureThreshold` consecutive failures open it; calls then fail fast
+ * with `CIRCUIT_OPEN` until `cooldownMs` passes; then one probe (a ping) decides — success closes it,
+ * failure opens it for another cooldown. Calls that arrive while the probe runs wait for its verdict.
+ */
+export class CircuitBreaker {
+  readonly #options: CircuitBreakerOptions;
+  #state: BreakerState = "closed";
+  #failures = 0;
+  #openedAt = 0;
+  #opened = 0;
+  #probe: Promise<void> | undefined;
+
+  constructor(options: CircuitBreakerOptions) {
+    this.#options = options;
+  }
+
+  get state(): BreakerState {
+    return this.#state;
+  }
+
+  /** How many times the breaker has opened. */
+  get openings(): number {
+    return this.#opened;
+  }
+
+  /**
+   * Let a call through, or refuse it.
+   * @throws SwitchyardError `CIRCUIT_OPEN` naming the server, the tool and when to try again.
+   */
+  async admit(tool: string): Promise<void> {
+    if (this.#state === "closed") return;
+    const waited = Date.now() - this.#openedAt;
+    if (this.#state === "open" && waited < this.#options.cooldownMs)
+      throw this.#refusal(tool, this.#options.cooldownMs - waited);
+    this.#probe ??= this.#runProbe();
+    await this.#probe;
+    // The probe changed the state while this call waited.
+    if ((this.#state as BreakerState) !== "closed") throw this.#refusal(tool, this.#options.cooldownMs);
+  }
+
+  /** A call succeeded: the failure count starts again. */
+  success(): void {
+    this.#failures = 0;
+  }
+
+  /** A call failed in a way that says the server is unwell (not a tool error, not bad arguments). */
+  failure(): void {
+    this.#failures += 1;
+    if (this.#state === "closed" && this.#failures >= this.#options.failureThreshold) this.#open();
+  }
+
+  async #runProbe(): Promise<void> {
+    this.#state = "probing";
+    try {
+      await this.#options.probe();
+      this.#state = "closed";
+      this.#failures = 0;
+    } catch {
+      this.#open();
+    } finally {
+      this.#probe = undefined;
+    }
+  }
+
+  #open(): void {
+    this.#state = "open";
+    this.#openedAt = Date.now();
+    this.#opened += 1;
+    this.#options.onOpen?.();
+  }
+
+  #refusal(tool: string, retryInMs: number): SwitchyardError {
+    const { server, failureThreshold } = this.#options;
+    return new SwitchyardError(
+      "CIRCUIT_OPEN",
+      `server ${server} failed ${failureThreshold} times in a row, so calls to it (here ${tool}) fail fast; the next try is in ${Math.max(0, Math.round(retryInMs))} ms`,
+      { server, tool },
+    );
+  }
+}

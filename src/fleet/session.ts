@@ -1,0 +1,234 @@
+import {
+  Client,
+  createFetchWithInit,
+  SdkError,
+  SdkErrorCode,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Tool,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
+import { messageOf } from "../errors.js";
+import type { Logger } from "../telemetry/logger.js";
+import type { WireSink } from "../telemetry/wire-trace.js";
+import { launchHttpServer } from "./launcher.js";
+import type { ServerProcess } from "./server-process.js";
+import { StdioTransport } from "./stdio-transport.js";
+import { tapTransport } from "./tap-transport.js";
+
+/** What Switchyard tells servers about itself. */
+export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
+/** Longest wait for an answer to the `server/discover` version probe before falling back to `initialize`. */
+const MAX_PROBE_MS = 10_000;
+
+export interface SessionHooks {
+  logger: Logger;
+  wire?: WireSink;
+  /** A stdout line that is not JSON-RPC. */
+  onNoise: (line: string) => void;
+  /** The server said its tools changed, and they were listed again. */
+  onToolsChanged: (error: Error | null, tools: Tool[] | null) => void;
+  /** The connection or the server's process went away. */
+  onLost: () => void;
+}
+
+/**
+ * One life of a server: its process (if any), transport, MCP client, handshake and tool list. A
+ * connection opens a new session to restart a server; a session is never reused once closed.
+ */
+export class ServerSession {
+  readonly #config: ServerConfig;
+  readonly #hooks: SessionHooks;
+  #client: Client | undefined;
+  #process: ServerProcess | undefined;
+  #kind: TransportKind;
+  #closed = false;
+  tools: Tool[] = [];
+  connectMs: number | undefined;
+
+  constructor(config: ServerConfig, hooks: SessionHooks) {
+    this.#config = config;
+    this.#hooks = hooks;
+    this.#kind = config.transport;
+  }
+
+  get client(): Client | undefined {
+    return this.#client;
+  }
+
+  /** The transport in use (an `http` server may have fallen back to `sse`). */
+  get transportKind(): TransportKind {
+    return this.#kind;
+  }
+
+  /** The server's own process: the stdio child, or a launched local HTTP server. */
+  get process(): ServerProcess | undefined {
+    return this.#process;
+  }
+
+  /**
+   * Start (or reach) the server, run the handshake and list its tools, within `connectTimeoutMs`.
+   * @throws Error whose message says why, with the process's exit and last output when it has one.
+   */
+  async open(signal?: AbortSignal): Promise<void> {
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(this.#config.connectTimeoutMs);
+    const openSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    try {
+      await this.#establish(openSignal);
+      this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
+      this.connectMs = Math.round(performance.now() - started);
+    } catch (error) {
+      const reason = this.#describeFailure(error);
+      await this.close();
+      throw new Error(reason, { cause: error });
+    }
+  }
+
+  /** "what (exit code 3); stderr: last | lines", from what the process left behind. */
+  describeExit(what: string): string {
+    const exit = this.#process?.describeExit();
+    const tail = this.#process?.outputTail.slice(-5) ?? [];
+    return `${what}${exit ? ` (${exit})` : ""}${tail.length ? `; stderr: ${tail.join(" | ")}` : ""}`;
+  }
+
+  /** Close the client and stop the process. Idempotent; `onLost` is not called for it. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client;
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+    }
+    await this.#process?.stop();
+  }
+
+  async #establish(signal: AbortSignal): Promise<void> {
+    if (this.#config.transport === "stdio") {
+      try {
+        return await this.#connectWith(this.#stdioTransport(), "stdio", signal);
+      } catch (error) {
+        // Some servers exit on any request before `initialize`, such as the version probe: start them
+        // again and skip the probe. Everyone else pays nothing for probing (it runs in place).
+        if (!(this.#config.versionNegotiation === "auto" && isProbeCutShort(error)) || signal.aborted)
+          throw error;
+        this.#hooks.logger.info(
+          {},
+          "the server closed during the version probe; restarting it with a plain initialize",
+        );
+        await this.#process?.stop();
+        return await this.#connectWith(this.#stdioTransport(), "stdio", signal, "legacy");
+      }
+    }
+    const url = this.#config.command ? await this.#launch(signal) : new URL(this.#config.url!);
+    if (this.#config.transport === "sse")
+      return this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
+    try {
+      await this.#connectWith(this.#httpTransport("http", url), "http", signal);
+    } catch (error) {
+      if (this.#config.transportForced || signal.aborted) throw error;
+      this.#hooks.logger.info({}, `Streamable HTTP failed (${messageOf(error)}); trying legacy SSE`);
+      await this.#client?.close().catch(() => {});
+      try {
+        await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
+      } catch (sseError) {
+        throw new Error(`Streamable HTTP: ${messageOf(error)}; legacy SSE: ${messageOf(sseError)}`, {
+          cause: sseError,
+        });
+      }
+    }
+  }
+
+  async #connectWith(
+    transport: Transport,
+    kind: TransportKind,
+    signal: AbortSignal,
+    mode: VersionNegotiation = this.#config.versionNegotiation,
+  ): Promise<void> {
+    this.#kind = kind;
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      versionNegotiation: {
+        mode,
+        probe: { timeoutMs: Math.min(this.#config.connectTimeoutMs, MAX_PROBE_MS) },
+      },
+      listChanged: { tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) } },
+    });
+    this.#client = client;
+    const wired = this.#hooks.wire ? tapTransport(transport, this.#config.name, this.#hooks.wire) : transport;
+    client.onclose = () => this.#lost();
+    client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);
+    await client.connect(wired, { signal, timeout: this.#config.connectTimeoutMs });
+  }
+
+  #stdioTransport(): StdioTransport {
+    const { command, args, env, cwd, maxResultBytes } = this.#config;
+    const transport = new StdioTransport({
+      command: command!,
+      args,
+      env,
+      cwd,
+      maxMessageBytes: maxResultBytes,
+      onNoise: this.#hooks.onNoise,
+      onStderr: (line) => this.#hooks.logger.debug({ stream: "stderr" }, line),
+    });
+    this.#process = transport.process;
+    return transport;
+  }
+
+  /** Start the local HTTP server a `url` entry carries, and return the URL it answers on. */
+  async #launch(signal: AbortSignal): Promise<URL> {
+    const launched = await launchHttpServer(this.#config, {
+      signal,
+      onOutputLine: (line) => this.#hooks.logger.debug({ stream: "output" }, line),
+      onExit: () => this.#lost(),
+    });
+    this.#process = launched.process;
+    this.#hooks.logger.debug({ url: launched.url, pid: launched.process.pid }, "launched the server");
+    return new URL(launched.url);
+  }
+
+  #httpTransport(kind: "http" | "sse", url: URL): Transport {
+    const headers = this.#config.headers;
+    const fetchWithHeaders = createFetchWithInit(fetch, { headers });
+    return kind === "http"
+      ? new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } })
+      : new SSEClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } });
+  }
+
+  #lost(): void {
+    if (!this.#closed) this.#hooks.onLost();
+  }
+
+  #describeFailure(error: unknown): string {
+    const timedOut =
+      (error instanceof Error && error.name === "TimeoutError") ||
+      (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
+    if (timedOut) {
+      return this.describeExit(
+        `no answer to initialize within ${this.#config.connectTimeoutMs} ms (connectTimeoutMs)`,
+      );
+    }
+    if (this.#process?.exitInfo && isConnectionLoss(error))
+      return this.describeExit("the server exited during the handshake");
+    return this.describeExit(messageOf(error));
+  }
+}
+
+function isProbeCutShort(error: unknown): boolean {
+  return (
+    error instanceof SdkError &&
+    error.code === SdkErrorCode.EraNegotiationFailed &&
+    /closed during the server\/discover probe/.test(error.message)
+  );
+}
+
+function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof SdkError) {
+    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(
+      error.code,
+    );
+  }
+  return error instanceof Error && /not running|closed/i.test(error.message);
+}
