@@ -139,7 +139,10 @@ export class ServerConnection {
     if (this.#status !== "connecting") return;
     const failure = await this.#open(signal);
     if (this.#status !== "connecting") return;
-    if (failure) return this.#fail(failure, `failed to connect: ${failure}`);
+    if (failure) {
+      this.#fail(failure, `failed to connect: ${failure}`);
+      return;
+    }
     this.#becomeReady();
     this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "connected");
     this.#startHealthChecks();
@@ -289,7 +292,8 @@ export class ServerConnection {
       const gaveUp =
         this.config.restart.maxRestarts > 0 ? `; gave up after ${this.#restartsInRow} restart(s)` : "";
       void session.close();
-      return this.#fail(`${reason}${gaveUp}`, `server lost: ${reason}${gaveUp}`);
+      this.#fail(`${reason}${gaveUp}`, `server lost: ${reason}${gaveUp}`);
+      return;
     }
     this.#status = "restarting";
     this.#error = reason;
@@ -304,7 +308,8 @@ export class ServerConnection {
     const { maxRestarts, backoffMs } = this.config.restart;
     while (this.#status === "restarting") {
       if (this.#restartsInRow >= maxRestarts) {
-        return this.#fail(`${this.#error}; gave up after ${maxRestarts} restart(s)`, "restarts exhausted");
+        this.#fail(`${this.#error}; gave up after ${maxRestarts} restart(s)`, "restarts exhausted");
+        return;
       }
       await this.#session?.close();
       await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** this.#restartsInRow).unref());
