@@ -26,7 +26,6 @@ export class CircuitBreaker {
   #failures = 0;
   #openedAt = 0;
   #opened = 0;
-  #probe: Promise<void> | undefined;
 
   constructor(options: CircuitBreakerOptions) {
     this.#options = options;
@@ -45,13 +44,15 @@ export class CircuitBreaker {
    * Let a call through, or refuse it.
    * @throws SwitchyardError `CIRCUIT_OPEN` naming the server, the tool and when to try again.
    */
-  async admit(tool: string): Promise<void> {
+  async admit(tool: string, signal?: AbortSignal): Promise<void> {
     if (this.#state === "closed") return;
     const waited = Date.now() - this.#openedAt;
-    if (this.#state === "open" && waited < this.#options.cooldownMs)
-      throw this.#refusal(tool, this.#options.cooldownMs - waited);
-    this.#probe ??= this.#runProbe();
-    await this.#probe;
+    // While open, and while another call's probe decides, calls fail fast.
+    if (this.#state === "probing" || waited < this.#options.cooldownMs) {
+      throw this.#refusal(tool, Math.max(0, this.#options.cooldownMs - waited));
+    }
+    const probe = this.#runProbe();
+    await (signal ? Promise.race([probe, abortion(signal)]) : probe);
     // The probe changed the state while this call waited.
     if ((this.#state as BreakerState) !== "closed") throw this.#refusal(tool, this.#options.cooldownMs);
   }
@@ -75,8 +76,6 @@ export class CircuitBreaker {
       this.#failures = 0;
     } catch {
       this.#open();
-    } finally {
-      this.#probe = undefined;
     }
   }
 
@@ -95,4 +94,11 @@ export class CircuitBreaker {
       { server, tool },
     );
   }
+}
+
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
 }

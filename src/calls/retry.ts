@@ -48,7 +48,7 @@ export function classifyFailure(error: unknown): FailureKind {
   if (status !== undefined) return TRANSIENT_HTTP.has(status) ? "transient" : "final";
   const sdk = findCause(error, (cause): cause is SdkError => cause instanceof SdkError);
   if (sdk?.code === SdkErrorCode.NotConnected) return "not_sent";
-  if (isConnectionRefused(error)) return "not_sent";
+  if (isNeverDelivered(error)) return "not_sent";
   if (error.code === "SERVER_UNAVAILABLE" && sdk?.code === SdkErrorCode.ConnectionClosed) return "final";
   return "maybe_ran";
 }
@@ -103,11 +103,12 @@ function httpStatus(error: SwitchyardError): number | undefined {
   return withStatus?.data.status;
 }
 
-function isConnectionRefused(error: unknown): boolean {
+/** Refused connections and writes to a closed pipe: the request never reached the server. */
+function isNeverDelivered(error: unknown): boolean {
+  const codes = new Set(["ECONNREFUSED", "EPIPE"]);
   return Boolean(
-    findCause(
-      error,
-      (cause): cause is { code: string } => (cause as { code?: unknown }).code === "ECONNREFUSED",
+    findCause(error, (cause): cause is { code: string } =>
+      codes.has(String((cause as { code?: unknown }).code)),
     ),
   );
 }

@@ -72,7 +72,14 @@ export class ServerGuard {
     // With progress, a call may run past timeoutMs, but never past maxTotalTimeoutMs.
     const limitMs = Math.max(timeoutMs, config.maxTotalTimeoutMs ?? 0);
     const started = Date.now();
-    const deadline = AbortSignal.timeout(limitMs);
+    // An explicit timer rather than AbortSignal.timeout: it is cleared when the call settles, and
+    // fires on time however busy the process is with other calls' signals.
+    const deadlineController = new AbortController();
+    const deadlineTimer = setTimeout(
+      () => deadlineController.abort(new DOMException("the call's deadline passed", "TimeoutError")),
+      limitMs,
+    );
+    const deadline = deadlineController.signal;
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const where = { server: entry.server, tool: entry.tool };
     /** What a failure means for this call: the caller's cancel, the call's deadline, or as thrown. */
@@ -87,21 +94,27 @@ export class ServerGuard {
           },
         );
       }
-      if (deadline.aborted && !isSwitchyardError(error, "TIMEOUT")) {
+      if (deadline.aborted || isSwitchyardError(error, "TIMEOUT")) {
         return new SwitchyardError(
           "TIMEOUT",
-          `call to ${entry.tool} on server ${entry.server} did not finish within ${limitMs} ms (waiting included); the server was asked to cancel`,
+          `call to ${entry.tool} on server ${entry.server} did not finish within ${limitMs} ms (queueing, restarts and retries included); the server was asked to cancel`,
           { ...where, cause: error },
         );
       }
       return error;
     };
 
-    await this.#breaker.admit(entry.tool);
+    try {
+      await this.#breaker.admit(entry.tool, signal);
+    } catch (error) {
+      clearTimeout(deadlineTimer);
+      throw explain(error);
+    }
     let release: () => void;
     try {
       release = await this.#bulkhead.acquire(signal, where);
     } catch (error) {
+      clearTimeout(deadlineTimer);
       throw explain(error);
     }
     try {
@@ -120,11 +133,13 @@ export class ServerGuard {
         } catch (error) {
           const failure = explain(error);
           if (isSwitchyardError(failure) && SERVER_FAILURES.has(failure.code)) this.#breaker.failure();
+          const kind = classifyFailure(failure);
+          // A request that never left costs the server nothing: it does not draw on the budget.
           const retry =
             !signal.aborted &&
             attempt < config.retry.maxRetries &&
-            isRetryable(classifyFailure(failure), entry.annotations) &&
-            this.#budget.spend();
+            isRetryable(kind, entry.annotations) &&
+            (kind === "not_sent" || this.#budget.spend());
           if (!retry) throw failure;
           this.#retries += 1;
           try {
@@ -136,6 +151,7 @@ export class ServerGuard {
       }
     } finally {
       release();
+      clearTimeout(deadlineTimer);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig, TransportKind } from "../config/schema.js";
 import { messageOf, SwitchyardError } from "../errors.js";
@@ -84,6 +85,8 @@ export class ServerConnection {
   #healthTimer: NodeJS.Timeout | undefined;
   /** Resolves when a restart is over, one way or the other; calls that arrive meanwhile wait on it. */
   #restartOver: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Aborted on close: ends restart backoffs early. */
+  readonly #lifetime = new AbortController();
 
   constructor(config: ServerConfig, hooks: ConnectionHooks) {
     this.config = config;
@@ -240,6 +243,7 @@ export class ServerConnection {
     this.#closing ??= (async () => {
       if (this.#status !== "disabled") this.#status = "closed";
       clearInterval(this.#healthTimer);
+      this.#lifetime.abort();
       this.#restartDone();
       await this.#session?.close();
     })();
@@ -312,7 +316,10 @@ export class ServerConnection {
         return;
       }
       await this.#session?.close();
-      await new Promise((resolve) => setTimeout(resolve, backoffMs * 2 ** this.#restartsInRow).unref());
+      // Not unref'd: callers may be waiting for this restart, and nothing else may keep the process up.
+      await delay(backoffMs * 2 ** this.#restartsInRow, undefined, { signal: this.#lifetime.signal }).catch(
+        () => {},
+      );
       this.#restartsInRow += 1;
       this.#restarts += 1;
       if (this.#status !== "restarting") return;

@@ -22,6 +22,8 @@ export interface ServerProcessOptions {
   onStdout?: (chunk: string) => void;
   /** Receives each line of diagnostic output (stderr, and stdout when it is not the protocol channel). */
   onOutputLine?: (line: string) => void;
+  /** Called once as soon as the process exits (its pipes may still hold its last output). */
+  onExit?: () => void;
   /** Called once when the process is gone and its pipes are closed. */
   onClose?: () => void;
 }
@@ -105,6 +107,7 @@ export class ServerProcess {
     let drainTimer: NodeJS.Timeout | undefined;
     child.once("exit", (code, signal) => {
       this.#exit = { code, signal };
+      this.#options.onExit?.();
       // A grandchild may hold the pipes open; do not wait for it forever.
       drainTimer = setTimeout(() => this.#finish(), PIPE_DRAIN_MS);
       drainTimer.unref();

@@ -171,6 +171,8 @@ export class ServerSession {
       cwd,
       maxMessageBytes: maxResultBytes,
       onNoise: this.#hooks.onNoise,
+      // Stop sending at once: calls that arrive from now on wait for the restart instead.
+      onExit: () => this.#lost(),
       onStderr: (line) => this.#hooks.logger.debug({ stream: "stderr" }, line),
     });
     this.#process = transport.process;

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
+import { type JSONRPCMessage, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
 import { ServerProcess, type ServerProcessOptions } from "./server-process.js";
 
 /** Largest single message accepted from a server before it is dropped (stdout line, bytes). */
@@ -12,7 +12,7 @@ export const RESULT_TOO_LARGE_RPC_CODE = -32099;
 const ID_WINDOW_CHARS = 256;
 
 export interface StdioTransportOptions
-  extends Pick<ServerProcessOptions, "command" | "args" | "env" | "cwd" | "shutdownGraceMs"> {
+  extends Pick<ServerProcessOptions, "command" | "args" | "env" | "cwd" | "shutdownGraceMs" | "onExit"> {
   maxMessageBytes?: number;
   /** Called with every stdout line that is not a JSON-RPC message. */
   onNoise?: (line: string) => void;
@@ -34,6 +34,8 @@ export class StdioTransport implements Transport {
   readonly #maxMessageBytes: number;
   readonly #onNoise: ((line: string) => void) | undefined;
   #buffer = "";
+  /** Set while the server's stdin is full: every send waits for the same drain. */
+  #drained: Promise<void> | undefined;
   /** While a too-large message is being skipped: its first characters, its last ones, and its size. */
   #dropping: { head: string; tail: string; size: number } | undefined;
 
@@ -67,14 +69,29 @@ export class StdioTransport implements Transport {
     return this.#process.start();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  /**
+   * Write one message. When the pipe is full, resolves once it drains, shared by every waiting send;
+   * rejects with `NotConnected` if the process goes away first, so no send waits forever.
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#process.stdin;
-    if (!stdin) return Promise.reject(new Error("the server process is not running"));
-    return new Promise((resolve, reject) => {
-      const ok = stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : undefined));
-      if (ok) resolve();
-      else stdin.once("drain", resolve);
+    if (!stdin) throw new SdkError(SdkErrorCode.NotConnected, "the server process is not running");
+    if (this.#drained) await this.#drained;
+    if (stdin.write(`${JSON.stringify(message)}\n`)) return;
+    this.#drained ??= new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        stdin.off("drain", onDrain);
+        stdin.off("close", onClose);
+        this.#drained = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new SdkError(SdkErrorCode.NotConnected, "the server process went away"));
+      stdin.once("drain", onDrain);
+      stdin.once("close", onClose);
     });
+    await this.#drained;
   }
 
   /** End the server: close stdin, then SIGTERM, then SIGKILL, each after a grace period. Idempotent. */

@@ -1,0 +1,172 @@
+import { createHash } from "node:crypto";
+
+/** Texts sent per `/embeddings` request. */
+export const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
+/** Deadline of one `/embeddings` request. */
+export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
+/** Vectors a client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
+export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
+
+/** Where and how to reach an OpenAI-compatible embeddings endpoint. */
+export interface EmbeddingsClientOptions {
+  /** API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`; `/embeddings` is appended. */
+  baseURL: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when given. */
+  apiKey?: string;
+  /** Embedding model name, e.g. `text-embedding-3-small`. */
+  model: string;
+  /** Ask for vectors of this size (models that support it). */
+  dimensions?: number;
+  /** Texts per request; default {@link DEFAULT_EMBEDDING_BATCH_SIZE}. */
+  batchSize?: number;
+  /** Deadline per request; default {@link DEFAULT_EMBEDDING_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Vectors kept in the cache; default {@link DEFAULT_MAX_CACHED_VECTORS}. */
+  maxCached?: number;
+}
+
+/** The embeddings endpoint failed or answered something that is not embeddings. */
+export class EmbeddingsError extends Error {
+  override readonly name = "EmbeddingsError";
+  /** The URL asked. */
+  readonly url: string;
+  /** HTTP status, when the server answered. */
+  readonly status?: number;
+
+  constructor(message: string, details: { url: string; status?: number; cause?: unknown }) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.url = details.url;
+    if (details.status !== undefined) this.status = details.status;
+  }
+}
+
+/**
+ * A client of an OpenAI-compatible `POST /embeddings` endpoint (OpenAI, vLLM, Ollama, llama.cpp, TEI…)
+ * over plain `fetch`. Vectors come back normalized to unit length, so a dot product is the cosine.
+ * Each text's vector is cached by a hash of (model, text), least recently used dropped first past
+ * `maxCached`: a tool whose text did not change is not embedded again.
+ */
+export class EmbeddingsClient {
+  readonly #options: EmbeddingsClientOptions;
+  readonly #url: string;
+  readonly #cache = new Map<string, Float32Array>();
+
+  constructor(options: EmbeddingsClientOptions) {
+    this.#options = options;
+    this.#url = `${options.baseURL.replace(/\/+$/, "")}/embeddings`;
+  }
+
+  /** The model's name, for reports. */
+  get model(): string {
+    return this.#options.model;
+  }
+
+  /** Vectors held in the cache. */
+  get cached(): number {
+    return this.#cache.size;
+  }
+
+  /**
+   * Embed texts, in order, from the cache where possible and in batches otherwise.
+   * @throws EmbeddingsError when a request fails, times out (`timeoutMs`, default 30 s), or the answer
+   *   has no vector for some text; the message names the URL and the status.
+   */
+  async embed(texts: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+    const keys = texts.map((text) => this.#key(text));
+    const found = new Map<string, Float32Array>();
+    for (const key of keys) {
+      const vector = this.#cache.get(key);
+      if (vector) found.set(key, vector);
+    }
+    const missing = [...new Set(texts.filter((_, i) => !found.has(keys[i]!)))];
+    const batchSize = this.#options.batchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE;
+    for (let start = 0; start < missing.length; start += batchSize) {
+      const batch = missing.slice(start, start + batchSize);
+      const vectors = await this.#request(batch, options.signal);
+      for (const [i, text] of batch.entries()) found.set(this.#key(text), vectors[i]!);
+    }
+    // Re-insert what was used, so the Map's order is least recently used first.
+    for (const [key, vector] of found) {
+      this.#cache.delete(key);
+      this.#cache.set(key, vector);
+    }
+    const max = this.#options.maxCached ?? DEFAULT_MAX_CACHED_VECTORS;
+    for (const key of this.#cache.keys()) {
+      if (this.#cache.size <= max) break;
+      this.#cache.delete(key);
+    }
+    return keys.map((key) => found.get(key)!);
+  }
+
+  #key(text: string): string {
+    return createHash("sha256").update(`${this.#options.model}\0${text}`).digest("base64");
+  }
+
+  async #request(input: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+    const deadline = AbortSignal.timeout(this.#options.timeoutMs ?? DEFAULT_EMBEDDING_TIMEOUT_MS);
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
+    const body = {
+      model: this.#options.model,
+      input,
+      encoding_format: "float",
+      ...(this.#options.dimensions ? { dimensions: this.#options.dimensions } : {}),
+    };
+    let response: Response;
+    try {
+      response = await fetch(this.#url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+      });
+    } catch (error) {
+      throw new EmbeddingsError(`[POST] "${this.#url}": ${(error as Error).message}`, {
+        url: this.#url,
+        cause: error,
+      });
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      throw new EmbeddingsError(
+        `[POST] "${this.#url}": ${response.status} ${response.statusText} ${text.slice(0, 200)}`,
+        {
+          url: this.#url,
+          status: response.status,
+        },
+      );
+    }
+    return parseEmbeddings(text, input.length, this.#url);
+  }
+}
+
+function parseEmbeddings(text: string, count: number, url: string): Float32Array[] {
+  const fail = (what: string) => new EmbeddingsError(`[POST] "${url}": ${what}`, { url });
+  let data: unknown;
+  try {
+    data = (JSON.parse(text) as { data?: unknown }).data;
+  } catch {
+    throw fail(`answer is not JSON: ${text.slice(0, 200)}`);
+  }
+  if (!Array.isArray(data)) throw fail(`answer has no "data" array: ${text.slice(0, 200)}`);
+  const vectors: Array<Float32Array | undefined> = Array.from({ length: count }, () => undefined);
+  for (const [position, item] of data.entries()) {
+    const { index, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+    const at = typeof index === "number" ? index : position;
+    if (!Array.isArray(embedding) || embedding.some((value) => typeof value !== "number"))
+      throw fail(`item ${at} has no numeric "embedding" (base64 answers are not supported)`);
+    vectors[at] = normalize(Float32Array.from(embedding as number[]));
+  }
+  const missing = vectors.indexOf(undefined);
+  if (missing !== -1 || vectors.length !== count)
+    throw fail(`expected ${count} embeddings, got ${data.length}`);
+  return vectors as Float32Array[];
+}
+
+function normalize(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < vector.length; i += 1) vector[i]! /= norm;
+  return vector;
+}

@@ -1,0 +1,54 @@
+import { queryFromText } from "./conversation.js";
+import { type LabelledQuery, type RoutingMetrics, routingMetrics } from "./metrics.js";
+import type { Router } from "./router.js";
+
+/** How deep each query is ranked for MRR: a first relevant tool further down counts as not found. */
+export const DEFAULT_EVAL_DEPTH = 100;
+
+/** Options of {@link evaluateRouter}. */
+export interface EvaluateOptions {
+  /** Ranking depth for the metrics; default {@link DEFAULT_EVAL_DEPTH}. */
+  depth?: number;
+  /** Read `user: …` / `system: …` transcripts as conversations; default `true`. */
+  transcripts?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The metrics of a labelled set, each query's ranking, and the mean time to rank one query. */
+export interface Evaluation extends RoutingMetrics {
+  /** Mean wall time of one `rank` call, in milliseconds (the index is built before timing starts). */
+  msPerQuery: number;
+  /** Each query's ranking (tool ids, best first, up to `depth`), in the order of the queries. */
+  rankings: Array<{ id: string; ranked: string[] }>;
+}
+
+/**
+ * Rank every labelled query with the router and measure R@1, R@5, R@10 and MRR. A query written as a
+ * transcript (`user: …` / `system: …` lines) is routed as a conversation: its latest user turn weighs
+ * most, as in the agent.
+ */
+export async function evaluateRouter(
+  router: Router,
+  queries: readonly LabelledQuery[],
+  options: EvaluateOptions = {},
+): Promise<Evaluation> {
+  const depth = options.depth ?? DEFAULT_EVAL_DEPTH;
+  const rankings: Evaluation["rankings"] = [];
+  let elapsedMs = 0;
+  for (const query of queries) {
+    options.signal?.throwIfAborted();
+    const started = performance.now();
+    const routed = options.transcripts === false ? query.query : queryFromText(query.query);
+    const ranked = await router.rank(routed, {
+      topK: depth,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    elapsedMs += performance.now() - started;
+    rankings.push({ id: query.id, ranked: ranked.map((tool) => tool.id) });
+  }
+  const metrics = routingMetrics(
+    queries,
+    rankings.map((ranking) => ranking.ranked),
+  );
+  return { ...metrics, msPerQuery: queries.length ? elapsedMs / queries.length : 0, rankings };
+}

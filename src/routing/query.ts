@@ -1,0 +1,36 @@
+import type { QueryTerm } from "./bm25-index.js";
+import type { Tokenize } from "./tokenizer.js";
+
+/** A piece of text the router weighs: an earlier message, a tool already used. */
+export interface QueryPart {
+  text: string;
+  /** How much its terms count, relative to the request itself (weight 1). */
+  weight: number;
+}
+
+/** What the router ranks tools for: the request, and optionally weighted context around it. */
+export interface RoutingQuery {
+  /** The request itself (the latest user message); its terms weigh 1. */
+  text: string;
+  /** Earlier messages, tools already used…, each with a weight below 1. */
+  context?: readonly QueryPart[];
+}
+
+/** A query given as plain text is a request with no context. */
+export function toRoutingQuery(query: string | RoutingQuery): RoutingQuery {
+  return typeof query === "string" ? { text: query } : query;
+}
+
+/**
+ * The weighted terms of some texts. A term counts once, at the highest weight of the texts holding it:
+ * a word repeated in a long request is not more relevant for it, and long context must not outvote
+ * the request.
+ */
+export function queryTerms(parts: readonly QueryPart[], tokenize: Tokenize): QueryTerm[] {
+  const weights = new Map<string, number>();
+  for (const { text, weight } of parts) {
+    if (weight <= 0) continue;
+    for (const term of tokenize(text)) weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+  }
+  return [...weights].map(([term, weight]) => ({ term, weight }));
+}

@@ -1,0 +1,245 @@
+import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
+import { type RoutingQuery, toRoutingQuery } from "./query.js";
+import { LexicalStrategy } from "./strategies/lexical.js";
+import type { RankedTool, RoutingStrategy } from "./strategy.js";
+import type { ToolDescriptor } from "./tool-descriptor.js";
+
+/** Tools offered per step when nothing says otherwise (CONTRACT.md's `routing.topK` example). */
+export const DEFAULT_TOP_K = 12;
+/** A catalog of at most this many tools is offered whole: routing would only risk hiding one. */
+export const DEFAULT_OFFER_ALL_UP_TO = 20;
+/** Most tools already used in a conversation that stay offered, most recent first. */
+export const DEFAULT_MAX_USED_KEPT = 8;
+
+/** Options of a {@link Router}. */
+export interface RouterOptions {
+  /** How tools are ranked; default: a {@link LexicalStrategy} with its defaults. */
+  strategy?: RoutingStrategy;
+  /** Tools ranked per query or step; default {@link DEFAULT_TOP_K}. */
+  topK?: number;
+  /** Offer every tool when the catalog has at most this many; default {@link DEFAULT_OFFER_ALL_UP_TO}. */
+  offerAllUpTo?: number;
+  /** Tool ids always offered by {@link Router.select}, on top of the ranked ones. */
+  pinned?: readonly string[];
+  /** Used tools kept offered by {@link Router.select}; default {@link DEFAULT_MAX_USED_KEPT}. */
+  maxUsedKept?: number;
+  /** Weights of the parts of a conversation beside its latest user message. */
+  conversationWeights?: ConversationWeights;
+}
+
+/** A tool in a ranking, with where it lives. */
+export interface RoutedTool extends RankedTool {
+  server: string;
+  /** The tool's own name on its server. */
+  name: string;
+}
+
+/** Why {@link Router.select} offers a tool. */
+export type OfferReason = "pinned" | "used" | "ranked" | "all";
+
+/** A tool offered to the model for the next step. */
+export interface OfferedTool {
+  id: string;
+  server: string;
+  name: string;
+  reason: OfferReason;
+  /** The ranking score, for ranked tools (and for "all" tools that matched the conversation). */
+  score?: number;
+}
+
+/** Options of {@link Router.rank}. */
+export interface RankToolsOptions {
+  /** Longest ranking; default: the router's `topK`. */
+  topK?: number;
+  signal?: AbortSignal;
+}
+
+/** Options of {@link Router.select}. */
+export interface SelectOptions extends RankToolsOptions {
+  /** Tool ids offered whatever the conversation, added to the router's own `pinned`. */
+  pinned?: readonly string[];
+}
+
+/**
+ * Picks the few tools worth offering the model out of the whole catalog.
+ *
+ * ```ts
+ * const router = new Router(descriptorsOf(yard.tools()));
+ * await router.rank("refund my last order", { topK: 5 });
+ * await router.select({ latestUserMessage, earlierUserMessages, usedToolNames });
+ * router.updateServer("orders", newTools); // after tools/list_changed
+ * ```
+ *
+ * Tool ids are unique across servers (catalog names are); a tool given again under another server
+ * moves there.
+ */
+export class Router {
+  readonly #strategy: RoutingStrategy;
+  readonly #topK: number;
+  readonly #offerAllUpTo: number;
+  readonly #pinned: readonly string[];
+  readonly #maxUsedKept: number;
+  readonly #weights: ConversationWeights;
+  readonly #tools = new Map<string, ToolDescriptor>();
+  readonly #byServer = new Map<string, ToolDescriptor[]>();
+
+  constructor(tools: readonly ToolDescriptor[] = [], options: RouterOptions = {}) {
+    this.#strategy = options.strategy ?? new LexicalStrategy();
+    this.#topK = options.topK ?? DEFAULT_TOP_K;
+    this.#offerAllUpTo = options.offerAllUpTo ?? DEFAULT_OFFER_ALL_UP_TO;
+    this.#pinned = options.pinned ?? [];
+    this.#maxUsedKept = options.maxUsedKept ?? DEFAULT_MAX_USED_KEPT;
+    this.#weights = options.conversationWeights ?? {};
+    const byServer = new Map<string, ToolDescriptor[]>();
+    for (const tool of tools) {
+      const list = byServer.get(tool.server) ?? [];
+      list.push(tool);
+      byServer.set(tool.server, list);
+    }
+    for (const [server, list] of byServer) this.updateServer(server, list);
+  }
+
+  /** The strategy's name (`lexical`, `hybrid(lexical+embedding)`, …). */
+  get strategy(): string {
+    return this.#strategy.name;
+  }
+
+  /** Number of tools. */
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /** A tool by id. */
+  tool(id: string): ToolDescriptor | undefined {
+    return this.#tools.get(id);
+  }
+
+  /** Every tool, server by server. */
+  tools(): ToolDescriptor[] {
+    return [...this.#byServer.values()].flat();
+  }
+
+  /**
+   * Replace every tool of one server (after `notifications/tools/list_changed`, a restart, or a
+   * server that failed: pass `[]`). Only that server's part of the index is rebuilt. The tools are
+   * taken as the server's, whatever their own `server` field says.
+   */
+  updateServer(server: string, tools: readonly ToolDescriptor[]): void {
+    for (const old of this.#byServer.get(server) ?? []) this.#tools.delete(old.id);
+    const own = tools.map((tool) => (tool.server === server ? tool : { ...tool, server }));
+    const moved = new Set<string>();
+    for (const tool of own) {
+      const previous = this.#tools.get(tool.id);
+      if (previous && previous.server !== server) moved.add(previous.server);
+      this.#tools.set(tool.id, tool);
+    }
+    for (const other of moved) {
+      const kept = this.#byServer.get(other)!.filter((tool) => this.#tools.get(tool.id)?.server === other);
+      this.#setServer(other, kept);
+    }
+    this.#setServer(server, own);
+  }
+
+  /** Remove a server and its tools. */
+  removeServer(server: string): void {
+    this.updateServer(server, []);
+  }
+
+  /** The best `topK` tools for a request (or a request with weighted context), best first. */
+  async rank(query: string | RoutingQuery, options: RankToolsOptions = {}): Promise<RoutedTool[]> {
+    const ranked = await this.#strategy.rank(toRoutingQuery(query), {
+      limit: options.topK ?? this.#topK,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return this.#routed(ranked);
+  }
+
+  /**
+   * {@link rank} without waiting, for strategies that need no I/O (the default lexical one).
+   * @throws TypeError when the strategy can only rank asynchronously (embedding, hybrid).
+   */
+  rankNow(query: string | RoutingQuery, options: { topK?: number } = {}): RoutedTool[] {
+    const strategy = this.#strategy;
+    if (!strategy.rankNow)
+      throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
+    return this.#routed(strategy.rankNow(toRoutingQuery(query), options.topK ?? this.#topK));
+  }
+
+  /**
+   * The tools to offer the model for the next step of a conversation: pinned tools, tools already used
+   * (most recent first, at most `maxUsedKept`), then the `topK` best others for the conversation, where
+   * the latest user message weighs most. A catalog of at most `offerAllUpTo` tools is offered whole,
+   * best matches first. Unknown pinned or used ids are skipped.
+   */
+  async select(conversation: Conversation, options: SelectOptions = {}): Promise<OfferedTool[]> {
+    const plan = this.#plan(conversation, options);
+    const ranked = await this.rank(plan.query, { ...options, topK: plan.depth });
+    return plan.finish(ranked);
+  }
+
+  /**
+   * {@link select} without waiting, for strategies that need no I/O (the default lexical one).
+   * @throws TypeError when the strategy can only rank asynchronously (embedding, hybrid).
+   */
+  selectNow(conversation: Conversation, options: Omit<SelectOptions, "signal"> = {}): OfferedTool[] {
+    const plan = this.#plan(conversation, options);
+    return plan.finish(this.rankNow(plan.query, { topK: plan.depth }));
+  }
+
+  /** What to rank for a conversation, how deep, and how to turn the ranking into the offer. */
+  #plan(conversation: Conversation, options: SelectOptions) {
+    const query = conversationQuery(conversation, {
+      weights: this.#weights,
+      toolText: (id) => this.#tools.get(id)?.name,
+    });
+    const offered = new Map<string, OfferedTool>();
+    const offer = (id: string, reason: OfferReason, score?: number) => {
+      const tool = this.#tools.get(id);
+      if (!tool || offered.has(id)) return;
+      offered.set(id, {
+        id,
+        server: tool.server,
+        name: tool.name,
+        reason,
+        ...(score === undefined ? {} : { score }),
+      });
+    };
+    const all = this.#tools.size <= this.#offerAllUpTo;
+    const topK = options.topK ?? this.#topK;
+    if (!all) {
+      for (const id of [...this.#pinned, ...(options.pinned ?? [])]) offer(id, "pinned");
+      const used = [...new Set([...(conversation.usedToolNames ?? [])].reverse())];
+      for (const id of used.slice(0, this.#maxUsedKept)) offer(id, "used");
+    }
+    const finish = (ranked: readonly RoutedTool[]): OfferedTool[] => {
+      if (all) {
+        for (const hit of ranked) offer(hit.id, "all", hit.score);
+        for (const tool of this.tools()) offer(tool.id, "all");
+        return [...offered.values()];
+      }
+      let added = 0;
+      for (const hit of ranked) {
+        if (added === topK) break;
+        if (offered.has(hit.id)) continue;
+        offer(hit.id, "ranked", hit.score);
+        added += 1;
+      }
+      return [...offered.values()];
+    };
+    // Rank past the tools already offered, so that `topK` new ones come out.
+    return { query, depth: all ? this.#tools.size : topK + offered.size, finish };
+  }
+
+  #routed(ranked: readonly RankedTool[]): RoutedTool[] {
+    return ranked.flatMap(({ id, score }) => {
+      const tool = this.#tools.get(id);
+      return tool ? [{ id, score, server: tool.server, name: tool.name }] : [];
+    });
+  }
+
+  #setServer(server: string, tools: ToolDescriptor[]): void {
+    if (tools.length === 0) this.#byServer.delete(server);
+    else this.#byServer.set(server, tools);
+    this.#strategy.setServerTools(server, tools);
+  }
+}

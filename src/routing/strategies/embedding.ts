@@ -1,0 +1,70 @@
+import type { EmbeddingsClient } from "../embeddings-client.js";
+import type { RoutingQuery } from "../query.js";
+import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
+import type { ToolDescriptor } from "../tool-descriptor.js";
+import { toolTextForEmbedding } from "../tool-text.js";
+
+/**
+ * Ranks tools by the cosine between the request's embedding and each tool's (name, server,
+ * description, parameters), through an OpenAI-compatible `/embeddings` endpoint. Tools are embedded on
+ * the first ranking after they change, in batches; the client's cache keeps unchanged tools from being
+ * embedded again. Only the request is embedded per query, not its context.
+ */
+export class EmbeddingStrategy implements RoutingStrategy {
+  readonly name = "embedding";
+  readonly #client: EmbeddingsClient;
+  readonly #texts = new Map<string, string>();
+  readonly #byServer = new Map<string, string[]>();
+  #vectors = new Map<string, Float32Array>();
+
+  constructor(client: EmbeddingsClient) {
+    this.#client = client;
+  }
+
+  setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
+    for (const id of this.#byServer.get(server) ?? []) {
+      this.#texts.delete(id);
+      this.#vectors.delete(id);
+    }
+    this.#byServer.delete(server);
+    if (tools.length === 0) return;
+    for (const tool of tools) this.#texts.set(tool.id, toolTextForEmbedding(tool));
+    this.#byServer.set(
+      server,
+      tools.map((tool) => tool.id),
+    );
+  }
+
+  /**
+   * @throws EmbeddingsError when the endpoint fails (see {@link EmbeddingsClient.embed}).
+   */
+  async rank(query: RoutingQuery, options: RankOptions): Promise<RankedTool[]> {
+    const signal = options.signal ? { signal: options.signal } : {};
+    await this.#embedTools(signal);
+    const [vector] = await this.#client.embed([query.text], signal);
+    const ranked: RankedTool[] = [];
+    for (const [id, toolVector] of this.#vectors) ranked.push({ id, score: dot(vector!, toolVector) });
+    ranked.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return ranked.slice(0, options.limit);
+  }
+
+  async #embedTools(options: { signal?: AbortSignal }): Promise<void> {
+    const missing = [...this.#texts.keys()].filter((id) => !this.#vectors.has(id));
+    if (missing.length === 0) return;
+    const vectors = await this.#client.embed(
+      missing.map((id) => this.#texts.get(id)!),
+      options,
+    );
+    missing.forEach((id, i) => {
+      // A server may have changed while its tools were being embedded: keep only current tools.
+      if (this.#texts.has(id)) this.#vectors.set(id, vectors[i]!);
+    });
+  }
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  const length = Math.min(a.length, b.length);
+  let sum = 0;
+  for (let i = 0; i < length; i += 1) sum += a[i]! * b[i]!;
+  return sum;
+}

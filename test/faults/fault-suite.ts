@@ -1,0 +1,246 @@
+// The fault suite: thousands of concurrent calls at a fleet of misbehaving servers, with a mix of
+// faults, and a report of what happened. Used by test/faults/fault-suite.test.ts (assertions) and by
+// `npm run faults` (the printed report).
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { isSwitchyardError, Switchyard } from "../../src/index.js";
+
+const FAULT_SERVER = fileURLToPath(new URL("../fixtures/fault-server.mjs", import.meta.url));
+
+/** A fault a call can carry, and the transports it applies to. */
+const FAULTS = {
+  none: { weight: 55, transports: ["stdio", "http"] },
+  slow: { weight: 10, transports: ["stdio", "http"] },
+  error: { weight: 8, transports: ["stdio", "http"] },
+  hang: { weight: 4, transports: ["stdio", "http"] },
+  garbage: { weight: 6, transports: ["stdio"] },
+  huge: { weight: 2, transports: ["stdio"] },
+  crash: { weight: 0.25, transports: ["stdio"] },
+  drop: { weight: 3, transports: ["http"] },
+  unavailable: { weight: 4, transports: ["http"] },
+} as const;
+type Fault = keyof typeof FAULTS;
+
+/** What each fault's own call must end with. `ok` means a result that carries the call's own id. */
+const EXPECTED: Record<Fault, string> = {
+  none: "ok",
+  slow: "ok",
+  garbage: "ok",
+  unavailable: "ok",
+  error: "TOOL_ERROR",
+  hang: "TIMEOUT",
+  huge: "RESULT_TOO_LARGE",
+  crash: "SERVER_UNAVAILABLE",
+  drop: "SERVER_UNAVAILABLE",
+};
+/** What any call may end with instead when another call's fault hit its server while it waited or ran. */
+const COLLATERAL = new Set(["SERVER_UNAVAILABLE", "TIMEOUT", "CIRCUIT_OPEN"]);
+
+export interface FaultSuiteOptions {
+  calls?: number;
+  seed?: number;
+  /** Deadline of each call. */
+  timeoutMs?: number;
+}
+
+export interface FaultReport {
+  calls: number;
+  servers: number;
+  faults: Record<string, number>;
+  outcomes: Record<string, number>;
+  /** One error message per outcome code, for the report. */
+  samples: Record<string, string>;
+  /** Calls whose outcome was not one their fault allows (must be 0). */
+  wrong: Array<{ id: string; fault: Fault; outcome: string }>;
+  /** Calls that never settled, or settled twice (must be 0). */
+  lost: number;
+  /** Results that carried another call's id (must be 0). */
+  crossed: number;
+  /** Calls that settled later than their deadline plus the margin (must be 0). */
+  late: number;
+  healthyLatencyMs: { p50: number; p99: number };
+  restarts: number;
+  breakerOpenings: number;
+  unhandledRejections: number;
+  /** Server processes still alive after close (must be 0). */
+  orphans: number;
+  /** Every server ready and answering after the storm. */
+  healthyAfter: boolean;
+  wallMs: number;
+}
+
+const MARGIN_MS = 1_000;
+
+/** Run the suite and report; never throws for what the servers do. */
+export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<FaultReport> {
+  const total = options.calls ?? 2_000;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  const random = mulberry32(options.seed ?? 42);
+  const marker = `fault-suite-${process.pid}-${Date.now()}`;
+  let unhandled = 0;
+  const onUnhandled = () => {
+    unhandled += 1;
+  };
+  process.on("unhandledRejection", onUnhandled);
+
+  const common = {
+    timeoutMs,
+    maxConcurrency: 64,
+    maxQueue: 2_000,
+    maxResultBytes: 512 * 1024,
+    restart: { maxRestarts: 100, backoffMs: 20 },
+    circuitBreaker: { failureThreshold: 25, cooldownMs: 200 },
+    retry: { maxRetries: 2, backoffMs: 10 },
+  };
+  const stdio = (n: number) => ({
+    command: process.execPath,
+    args: [FAULT_SERVER, "--name", `${marker}-${n}`],
+    ...common,
+  });
+  const yard = await Switchyard.connect({
+    mcpServers: {
+      s1: stdio(1),
+      s2: stdio(2),
+      s3: stdio(3),
+      h1: {
+        url: "http://127.0.0.1:{{port}}/mcp",
+        transport: "http",
+        command: process.execPath,
+        args: [FAULT_SERVER, "--http", "{{port}}", "--name", `${marker}-h`],
+        ...common,
+      },
+    },
+  });
+  const servers = yard.servers().map((s) => ({ name: s.name, transport: s.transport }));
+
+  const faults: Record<string, number> = {};
+  const outcomes: Record<string, number> = {};
+  const wrong: FaultReport["wrong"] = [];
+  const samples: Record<string, string> = {};
+  const healthyMs: number[] = [];
+  let crossed = 0;
+  let late = 0;
+  let settledTwice = 0;
+  const settled = new Set<string>();
+  const started = performance.now();
+
+  const one = async (index: number) => {
+    const server = servers[Math.floor(random() * servers.length)]!;
+    const fault = pick(random, server.transport === "stdio" ? "stdio" : "http");
+    faults[fault] = (faults[fault] ?? 0) + 1;
+    const id = `c${index}`;
+    const args = {
+      id,
+      fault,
+      ...(fault === "slow" ? { ms: 20 + Math.floor(random() * 200) } : {}),
+      bytes: 2 * 1024 * 1024,
+    };
+    const callStarted = performance.now();
+    let outcome: string;
+    try {
+      const result = await yard.callTool(`${server.name}_work`, args);
+      if (result.isError) outcome = "TOOL_ERROR";
+      else if (result.text === `done ${id}`) outcome = "ok";
+      else {
+        crossed += 1;
+        outcome = "CROSSED";
+      }
+    } catch (error) {
+      outcome = isSwitchyardError(error) ? error.code : `THROWN ${String(error)}`;
+      samples[outcome] ??= `${server.name} ${fault}: ${(error as Error).message}`;
+    }
+    const ms = performance.now() - callStarted;
+    if (settled.has(id)) settledTwice += 1;
+    settled.add(id);
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    if (ms > timeoutMs + MARGIN_MS) {
+      late += 1;
+      if (late <= 5)
+        samples[`late ${late}`] = `${server.name} ${fault} ${outcome} after ${Math.round(ms)} ms`;
+    }
+    if (outcome === "ok" && (fault === "none" || fault === "garbage")) healthyMs.push(ms);
+    if (outcome !== EXPECTED[fault] && !COLLATERAL.has(outcome)) wrong.push({ id, fault, outcome });
+  };
+  await Promise.all(Array.from({ length: total }, (_, index) => one(index)));
+  const wallMs = Math.round(performance.now() - started);
+
+  // The fleet ends healthy: every server back (restarts may still be finishing) and answering.
+  let healthyAfter = true;
+  const until = Date.now() + 10_000;
+  while (yard.servers().some((s) => s.status !== "ready") && Date.now() < until) await sleep(50);
+  await sleep(Math.max(...yard.servers().map(() => common.circuitBreaker.cooldownMs)) + 50);
+  for (const { name } of servers) {
+    const result = await yard.callTool(`${name}_work`, { id: "final" }).catch(() => undefined);
+    if (result?.text !== "done final") healthyAfter = false;
+  }
+  const states = yard.servers();
+  await yard.close();
+  process.off("unhandledRejection", onUnhandled);
+  await sleep(300);
+
+  const sorted = [...healthyMs].sort((a, b) => a - b);
+  const at = (p: number) =>
+    Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0);
+  return {
+    calls: total,
+    servers: servers.length,
+    faults,
+    outcomes,
+    samples,
+    wrong,
+    lost: total - settled.size + settledTwice,
+    crossed,
+    late,
+    healthyLatencyMs: { p50: at(0.5), p99: at(0.99) },
+    restarts: states.reduce((sum, s) => sum + s.restarts, 0),
+    breakerOpenings: states.reduce((sum, s) => sum + s.breakerOpenings, 0),
+    unhandledRejections: unhandled,
+    orphans: processesWith(marker).length,
+    healthyAfter,
+    wallMs,
+  };
+}
+
+function pick(random: () => number, transport: "stdio" | "http"): Fault {
+  const allowed = (Object.entries(FAULTS) as Array<[Fault, (typeof FAULTS)[Fault]]>).filter(([, spec]) =>
+    (spec.transports as readonly string[]).includes(transport),
+  );
+  const total = allowed.reduce((sum, [, spec]) => sum + spec.weight, 0);
+  let roll = random() * total;
+  for (const [fault, spec] of allowed) {
+    roll -= spec.weight;
+    if (roll < 0) return fault;
+  }
+  return "none";
+}
+
+/** A small seeded PRNG, so that a run can be repeated. */
+function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,42 @@
+// `npm run faults`: run the fault suite and print its report. Exit 1 if anything was lost.
+import { runFaultSuite } from "./fault-suite.js";
+
+const calls = Number(process.argv[2] ?? 2_000);
+const report = await runFaultSuite({ calls, seed: Number(process.env.FAULT_SEED ?? 42) });
+const line = (label: string, value: unknown) => console.log(`${label.padEnd(28)} ${value}`);
+const counts = (record: Record<string, number>) =>
+  Object.entries(record)
+    .sort(([, a], [, b]) => b - a)
+    .map(([key, n]) => `${key} ${n}`)
+    .join(", ");
+
+console.log(
+  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (3 stdio, 1 Streamable HTTP)\n`,
+);
+line("faults injected", counts(report.faults));
+line("outcomes", counts(report.outcomes));
+line("healthy calls p50 / p99", `${report.healthyLatencyMs.p50} ms / ${report.healthyLatencyMs.p99} ms`);
+line("restarts", report.restarts);
+line("breaker openings", report.breakerOpenings);
+line("wall time", `${report.wallMs} ms`);
+line("lost (never or twice settled)", report.lost);
+line("crossed results", report.crossed);
+line("wrong outcomes", report.wrong.length);
+line("past deadline + 1 s", report.late);
+line("unhandled rejections", report.unhandledRejections);
+line("orphan processes", report.orphans);
+line("fleet healthy afterwards", report.healthyAfter ? "yes" : "NO");
+for (const [code, message] of Object.entries(report.samples))
+  console.log(`  e.g. ${code}: ${message.slice(0, 220)}`);
+for (const call of report.wrong.slice(0, 10))
+  console.log(`  wrong: ${call.id} fault=${call.fault} outcome=${call.outcome}`);
+
+const bad =
+  report.lost +
+    report.crossed +
+    report.wrong.length +
+    report.late +
+    report.unhandledRejections +
+    report.orphans >
+    0 || !report.healthyAfter;
+process.exitCode = bad ? 1 : 0;
