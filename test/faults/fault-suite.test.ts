@@ -3,12 +3,13 @@ import { runFaultSuite } from "./fault-suite.js";
 
 describe("the fault suite", () => {
   it("settles a thousand concurrent calls amid crashes, hangs, garbage, huge answers and dropped connections", async () => {
-    const report = await runFaultSuite({ calls: 1_000, seed: 7 });
+    const report = await runFaultSuite({ calls: 1_000, seed: 7, timeoutMs: 5_000 });
     expect(report.lost).toBe(0);
     expect(report.crossed).toBe(0);
     expect(report.wrong).toEqual([]);
-    // Not asserted: calls that settle more than 1 s past their deadline (report.late). Under this load
-    // on 2 cores the event loop stalls for up to ~2 s and such calls appear; see the resilience note.
+    // Deadlines are generous for the load: a thousand calls at once keep both cores busy (client and
+    // four server processes), and timers fire late when the event loop is that busy.
+    expect(report.late).toBe(0);
     expect(report.unhandledRejections).toBe(0);
     expect(report.orphans).toBe(0);
     expect(report.healthyAfter).toBe(true);
@@ -26,7 +27,7 @@ describe("the fault suite", () => {
     ]) {
       expect(report.faults[fault], fault).toBeGreaterThan(0);
     }
-    expect(report.outcomes.ok).toBeGreaterThan(report.calls / 10);
+    expect(report.outcomes.ok).toBeGreaterThan(report.calls / 2);
     expect(report.restarts).toBeGreaterThan(0);
   }, 120_000);
 });

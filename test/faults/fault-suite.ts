@@ -14,7 +14,7 @@ const FAULTS = {
   error: { weight: 8, transports: ["stdio", "http"] },
   hang: { weight: 4, transports: ["stdio", "http"] },
   garbage: { weight: 6, transports: ["stdio"] },
-  huge: { weight: 2, transports: ["stdio"] },
+  huge: { weight: 0.5, transports: ["stdio"] },
   crash: { weight: 0.25, transports: ["stdio"] },
   drop: { weight: 3, transports: ["http"] },
   unavailable: { weight: 4, transports: ["http"] },
@@ -74,7 +74,7 @@ const MARGIN_MS = 1_000;
 /** Run the suite and report; never throws for what the servers do. */
 export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<FaultReport> {
   const total = options.calls ?? 2_000;
-  const timeoutMs = options.timeoutMs ?? 2_000;
+  const timeoutMs = options.timeoutMs ?? 6_000;
   const random = mulberry32(options.seed ?? 42);
   const marker = `fault-suite-${process.pid}-${Date.now()}`;
   let unhandled = 0;
@@ -133,7 +133,7 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       id,
       fault,
       ...(fault === "slow" ? { ms: 20 + Math.floor(random() * 200) } : {}),
-      bytes: 2 * 1024 * 1024,
+      bytes: 600 * 1024,
     };
     const callStarted = performance.now();
     let outcome: string;
