@@ -47,6 +47,8 @@ describe("switchyard servers", () => {
           "status",
           "tools",
           "transport",
+          // resilience counters, an extension (docs/contract.md)
+          ...["restarts", "health", "breaker", "inFlight", "queued"],
           ...(server.error ? ["error"] : []),
         ].sort(),
       );
@@ -69,7 +71,9 @@ describe("switchyard servers", () => {
     );
     const { code, stdout } = await runCli(["servers"], { cwd: only });
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^SERVER\s+STATUS\s+TRANSPORT\s+PROTOCOL\s+TOOLS\s+CONNECT\n/);
+    expect(stdout).toMatch(
+      /^SERVER\s+STATUS\s+TRANSPORT\s+PROTOCOL\s+TOOLS\s+CONNECT\s+RESTARTS\s+HEALTH\s+BREAKER\s+CALLS\/QUEUED\n/,
+    );
     expect(stdout).toMatch(/clean\s+ready\s+stdio\s+2026-07-28\s+5\s+\d+ ms/);
   });
 });

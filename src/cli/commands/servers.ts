@@ -1,3 +1,4 @@
+import type { GuardState } from "../../calls/server-guard.js";
 import type { ServerState } from "../../fleet/connection.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
@@ -12,8 +13,11 @@ export async function serversCommand(ctx: CommandContext): Promise<number> {
   return states.some((state) => state.status === "failed") ? EXIT_FAILED : EXIT_OK;
 }
 
-/** The CONTRACT.md shape of one server. */
-export function serverJson(state: ServerState) {
+/** What `servers` shows of one server: the connection's state and its guard's counters. */
+export type ServerView = ServerState & GuardState;
+
+/** The CONTRACT.md shape of one server, plus the resilience counters (docs/contract.md). */
+export function serverJson(state: ServerView) {
   return {
     name: state.name,
     status: state.status,
@@ -21,12 +25,17 @@ export function serverJson(state: ServerState) {
     protocolVersion: state.protocolVersion ?? null,
     tools: state.tools,
     connectMs: state.connectMs ?? null,
+    restarts: state.restarts,
+    health: state.health,
+    breaker: state.breaker,
+    inFlight: state.inFlight,
+    queued: state.queued,
     ...(state.error !== undefined ? { error: state.error } : {}),
   };
 }
 
 /** A table of servers, then one line per failure with its reason. */
-export function renderServers(states: ServerState[]): string {
+export function renderServers(states: ServerView[]): string {
   const rows = states.map((state) => [
     state.name,
     state.status,
@@ -34,8 +43,26 @@ export function renderServers(states: ServerState[]): string {
     state.protocolVersion ?? "-",
     state.status === "ready" ? String(state.tools) : "-",
     state.connectMs !== undefined ? `${state.connectMs} ms` : "-",
+    String(state.restarts),
+    state.health,
+    state.breaker,
+    `${state.inFlight}/${state.queued}`,
   ]);
-  const table = formatTable(["SERVER", "STATUS", "TRANSPORT", "PROTOCOL", "TOOLS", "CONNECT"], rows);
+  const table = formatTable(
+    [
+      "SERVER",
+      "STATUS",
+      "TRANSPORT",
+      "PROTOCOL",
+      "TOOLS",
+      "CONNECT",
+      "RESTARTS",
+      "HEALTH",
+      "BREAKER",
+      "CALLS/QUEUED",
+    ],
+    rows,
+  );
   const failures = states
     .filter((state) => state.error !== undefined)
     .map((state) => `${state.name}: ${state.error}`);
