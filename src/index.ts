@@ -22,6 +22,7 @@ export {
   skipUnavailableServers,
   stepLimit,
 } from "./agent/guards.js";
+export { type RoutableHost, routeTools } from "./agent/route-tools.js";
 export { normalizeResult, type ToolResult } from "./calls/normalize.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";

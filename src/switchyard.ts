@@ -131,6 +131,20 @@ export class Switchyard implements AsyncDisposable {
       }));
   }
 
+  /**
+   * A key that changes whenever `tools()` would answer differently (a server's tools changed, or a
+   * server went down or came back): for caches built on the catalog, such as a router's index.
+   */
+  catalogKey(): string {
+    const ready = this.#fleet.connections().filter((connection) => connection.status === "ready");
+    return `${this.#catalog.version}:${ready.map((connection) => connection.name).join(",")}`;
+  }
+
+  /** What a server says about itself in its handshake: `instructions`, when it gives them. */
+  serverInstructions(name: string): string | undefined {
+    return this.#fleet.get(name)?.instructions;
+  }
+
   /** The full catalog entry of a tool (schemas, annotations), by catalog name. */
   describeTool(name: string): CatalogEntry | undefined {
     return this.#catalog.get(name);

@@ -48,8 +48,8 @@ export interface AgentOptions {
   stopWhen?: StopCondition[];
   /** More call guards, checked before each tool call after the built-in ones. */
   callGuards?: CallGuard[];
-  /** Picks the catalog names to offer each step; default: every tool. */
-  selectTools?: (context: SelectionContext) => readonly string[];
+  /** Picks the catalog names to offer each step (a router: see `routeTools`); default: every tool. */
+  selectTools?: (context: SelectionContext) => readonly string[] | Promise<readonly string[]>;
   /** The line that opens each tool message; `false` for none. */
   anchor?: AnchorFormat | false;
   /** Characters of a tool result the model sees; default 8,000. */
@@ -121,7 +121,12 @@ export class Agent {
         if (decision) return finish(decision.reason, decision.message, decision.message);
       }
       state.step += 1;
-      const offered = this.#offer(messages, usedTools);
+      let offered: ModelTool[];
+      try {
+        offered = await this.#offer(messages, usedTools);
+      } catch (error) {
+        return finish("error", `Choosing the tools to offer failed: ${messageOf(error)}`, messageOf(error));
+      }
       emit({ type: "step_started", step: state.step, tools: offered.length });
 
       const started = performance.now();
@@ -212,10 +217,10 @@ export class Agent {
     return Promise.all(toolCalls.map(one));
   }
 
-  #offer(messages: ChatMessage[], usedTools: ReadonlySet<string>): ModelTool[] {
+  async #offer(messages: ChatMessage[], usedTools: ReadonlySet<string>): Promise<ModelTool[]> {
     const all = this.#options.host.tools();
     const chosen = this.#options.selectTools
-      ? new Set(this.#options.selectTools({ messages, usedTools }))
+      ? new Set(await this.#options.selectTools({ messages, usedTools }))
       : undefined;
     return all
       .filter((tool) => !chosen || chosen.has(tool.name))

@@ -35,6 +35,12 @@ export class Catalog {
   readonly #entries = new Map<string, CatalogEntry>();
   /** `server\0tool` → name: names are reserved even while their tool is gone. */
   readonly #names = new Map<string, string>();
+  #version = 0;
+
+  /** Goes up each time any server's tools change. */
+  get version(): number {
+    return this.#version;
+  }
 
   constructor(servers: ServerConfig[]) {
     for (const server of servers) {
@@ -61,6 +67,7 @@ export class Catalog {
   setServerTools(server: string, tools: readonly Tool[]): void {
     const rules = this.#rules.get(server);
     if (!rules) throw new Error(`unknown server ${server}`);
+    this.#version += 1;
     for (const [name, entry] of this.#entries) if (entry.server === server) this.#entries.delete(name);
 
     const taken = new Set(this.#names.values());

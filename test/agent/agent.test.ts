@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent, type AgentEvent, OpenAIChatModel, Switchyard, type WireRecord } from "../../src/index.js";
+import {
+  Agent,
+  type AgentEvent,
+  OpenAIChatModel,
+  routeTools,
+  Switchyard,
+  type WireRecord,
+} from "../../src/index.js";
 import { type ReceivedRequest, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
 import { raw, sdk } from "../helpers.js";
@@ -239,5 +246,46 @@ describe("the agent loop", () => {
       ["assistant", "Hi Ann."],
       ["user", "What is my name?"],
     ]);
+  });
+});
+
+describe("the agent with the router", () => {
+  it("offers the tools that matter for the conversation, and keeps a used tool offered", async () => {
+    const topics = [
+      "weather_forecast",
+      "stock_price",
+      "currency_convert",
+      "flight_search",
+      "hotel_booking",
+      "translate_text",
+      "news_headlines",
+      "calendar_event",
+      "email_send",
+      "music_play",
+      "recipe_find",
+      "movie_showtimes",
+      "traffic_report",
+      "package_tracking",
+      "restaurant_reservation",
+      "fitness_log",
+    ];
+    const yard = await Switchyard.connect({ mcpServers: { life: raw("--tools", topics.join(",")) } });
+    const server = await startScriptedOpenAIServer([
+      { toolCalls: [{ id: "w", name: "life_weather_forecast", arguments: {} }] },
+      { content: "Sunny." },
+    ]);
+    opened.push(yard, server);
+    const agent = new Agent({
+      model: new OpenAIChatModel({ baseURL: server.baseURL, model: "m" }),
+      host: yard,
+      selectTools: routeTools(yard, { topK: 3, offerAllUpTo: 5 }),
+    });
+    const result = await agent.run("What is the weather forecast for Beijing tomorrow?");
+    expect(result.answer).toBe("Sunny.");
+    const offered = server.requests.map((request) => request.tools!.map((t) => t.function.name));
+    expect(yard.tools().length).toBeGreaterThan(15);
+    expect(offered[0]!.length).toBeLessThanOrEqual(4);
+    expect(offered[0]![0]).toBe("life_weather_forecast");
+    expect(offered[1]).toContain("life_weather_forecast");
   });
 });

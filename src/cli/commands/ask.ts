@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import { Agent, type AgentResult } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
+import { routeTools } from "../../agent/route-tools.js";
 import type { ChatMessage } from "../../models/model.js";
 import { resolveModel } from "../../models/resolve.js";
 import type { Switchyard } from "../../switchyard.js";
@@ -59,6 +60,7 @@ async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent:
   const agent = new Agent({
     model,
     host: yard,
+    selectTools: routeTools(yard, config.routing?.topK ? { topK: config.routing.topK } : {}),
     ...(agentConfig.maxIdenticalCalls !== undefined
       ? { maxIdenticalCalls: agentConfig.maxIdenticalCalls }
       : {}),

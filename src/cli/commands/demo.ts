@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { Agent } from "../../agent/agent.js";
 import { loadPlanFile } from "../../agent/plan/plan.js";
 import { type PlanResult, runPlan } from "../../agent/plan/run-plan.js";
+import { routeTools } from "../../agent/route-tools.js";
 import { isSwitchyardError } from "../../errors.js";
 import type { ModelProvider } from "../../models/model.js";
 import { resolveModel } from "../../models/resolve.js";
@@ -34,6 +35,7 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
     const agent = new Agent({
       model,
       host: yard,
+      selectTools: routeTools(yard),
       onEvent: (event) => {
         const line = describeEvent(event);
         if (line) ctx.out.note(line);
