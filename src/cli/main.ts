@@ -4,6 +4,7 @@ import { messageOf } from "../errors.js";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
+import { registerRouteCommands } from "./commands/route.js";
 import { runCommand } from "./commands/run.js";
 import { serversCommand } from "./commands/servers.js";
 import { toolsCommand } from "./commands/tools.js";
@@ -94,6 +95,7 @@ function program(): Command {
     )
     .option("--model <name>", "the model's name, when a model is configured in the environment")
     .action(run((ctx, flags: { model?: string }) => demoCommand(ctx, flags)));
+  registerRouteCommands(cli, run);
   return cli;
 }
 

@@ -1,0 +1,245 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Command } from "commander";
+import { beforeAll, describe, expect, it } from "vitest";
+import { registerRouteCommands } from "../../src/cli/commands/route.js";
+import { CommandContext, type GlobalOptions } from "../../src/cli/context.js";
+import { exitCodeOf } from "../../src/cli/exit-codes.js";
+import { messageOf } from "../../src/errors.js";
+import { sdk } from "../helpers.js";
+import { FLEET_TOOLS } from "./tools-fixture.js";
+
+/**
+ * Run `switchyard <args>` in this process, wired as main.ts wires it, and collect what it prints.
+ * (The built CLI registers these commands too; this keeps the test independent of the build.)
+ */
+async function switchyard(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = new Command("switchyard").option("--config <file>").option("--json").exitOverride();
+  let code = 0;
+  const run =
+    <A extends unknown[]>(command: (ctx: CommandContext, ...rest: A) => Promise<number>) =>
+    async (...rest: A) => {
+      const ctx = new CommandContext({ ...cli.opts<GlobalOptions>(), logLevel: "silent" });
+      try {
+        code = await command(ctx, ...rest);
+      } finally {
+        await ctx.close();
+      }
+    };
+  registerRouteCommands(cli, run);
+  let stdout = "";
+  let stderr = "";
+  const write = { out: process.stdout.write, err: process.stderr.write };
+  process.stdout.write = ((chunk: string) => {
+    stdout += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => {
+    stderr += chunk;
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await cli.parseAsync(args, { from: "user" });
+  } catch (error) {
+    stderr += `switchyard: ${messageOf(error)}\n`;
+    code = exitCodeOf(error);
+  } finally {
+    process.stdout.write = write.out;
+    process.stderr.write = write.err;
+  }
+  return { code, stdout, stderr };
+}
+
+let dir: string;
+let toolsFile: string;
+let queriesFile: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "switchyard-route-"));
+  toolsFile = path.join(dir, "tools.json");
+  queriesFile = path.join(dir, "queries.jsonl");
+  const tools = FLEET_TOOLS.map(({ id, server, name, description, inputSchema }) => ({
+    id,
+    server,
+    name,
+    description,
+    inputSchema,
+  }));
+  writeFileSync(toolsFile, JSON.stringify(tools));
+  const queries = [
+    { id: "refund", query: "refund order 7", expected_groups: [["orders_refund_order"]] },
+    {
+      id: "two",
+      query: "Post a message. List open issues.",
+      expected_groups: [["slack_post_message"], ["github_list_issues"]],
+    },
+    {
+      id: "chat",
+      query: "user: weather in Oslo?\nsystem: sunny\nuser: any severe alerts?",
+      expected: ["weather_get_alerts"],
+    },
+  ];
+  writeFileSync(queriesFile, queries.map((query) => JSON.stringify(query)).join("\n"));
+});
+
+describe("switchyard route eval", () => {
+  it("prints exactly CONTRACT.md's JSON, recall and MRR as fractions, and writes the rankings", async () => {
+    const rankings = path.join(dir, "rankings.jsonl");
+    const { code, stdout } = await switchyard(
+      "--json",
+      "route",
+      "eval",
+      "--tools",
+      toolsFile,
+      "--queries",
+      queriesFile,
+      "--top",
+      "2",
+      "--rankings",
+      rankings,
+    );
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as Record<string, number>;
+    expect(Object.keys(result).sort()).toEqual([
+      "mrr",
+      "msPerQuery",
+      "n",
+      "recallAt1",
+      "recallAt10",
+      "recallAt5",
+    ]);
+    expect(result).toMatchObject({ n: 3, recallAt1: (1 + 0.5 + 1) / 3, recallAt5: 1, recallAt10: 1, mrr: 1 });
+    expect(result.msPerQuery).toBeGreaterThan(0);
+    const lines = readFileSync(rankings, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.id)).toEqual(["refund", "two", "chat"]);
+    expect(lines[0]).toEqual({ id: "refund", ranked: ["orders_refund_order", expect.any(String)] });
+  });
+
+  it("prints percentages in a table, with the strategy and index build time on stderr", async () => {
+    const { code, stdout, stderr } = await switchyard(
+      "route",
+      "eval",
+      "--tools",
+      toolsFile,
+      "--queries",
+      queriesFile,
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /^QUERIES\s+R@1\s+R@5\s+R@10\s+MRR\s+MS\/QUERY\n3\s+83\.3\s+100\.0\s+100\.0\s+100\.0\s+\d+\.\d{3}\n$/,
+    );
+    expect(stderr).toMatch(/lexical over 14 tools \(index built in \d+ ms\)/);
+  });
+
+  it("measures the plain-BM25 reference when asked", async () => {
+    const { code, stdout } = await switchyard(
+      "--json",
+      "route",
+      "eval",
+      "--tools",
+      toolsFile,
+      "--queries",
+      queriesFile,
+      "--strategy",
+      "plain-bm25",
+    );
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { recallAt1: number }).recallAt1).toBeLessThan(1);
+  });
+
+  it("exits 2 naming the file and what is wrong with it", async () => {
+    const missing = await switchyard(
+      "route",
+      "eval",
+      "--tools",
+      path.join(dir, "nope.json"),
+      "--queries",
+      queriesFile,
+    );
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`cannot read --tools file ${dir}`),
+    });
+    expect(missing.stderr).toContain("no such file");
+
+    const badLine = path.join(dir, "bad.jsonl");
+    writeFileSync(badLine, '{"query":"a","expected":["x"]}\n{"query": oops}\n');
+    const bad = await switchyard("route", "eval", "--tools", toolsFile, "--queries", badLine);
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--queries file ${badLine}: line 2: not valid JSON`),
+    });
+
+    const dup = path.join(dir, "dup.json");
+    writeFileSync(dup, '[{"id":"a"},{"id":"a"}]');
+    expect(await switchyard("route", "eval", "--tools", dup, "--queries", queriesFile)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('duplicate id "a"'),
+    });
+    expect(
+      await switchyard("route", "eval", "--tools", toolsFile, "--queries", queriesFile, "--top", "0"),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--top must be a positive whole number (got "0")'),
+    });
+    expect(
+      await switchyard(
+        "route",
+        "eval",
+        "--tools",
+        toolsFile,
+        "--queries",
+        queriesFile,
+        "--strategy",
+        "hybrid",
+      ),
+    ).toMatchObject({ code: 2, stderr: expect.stringContaining("--embeddings-url and --embeddings-model") });
+  });
+
+  it("warns when queries expect tools the tools file does not have, and counts them as misses", async () => {
+    const other = path.join(dir, "other.jsonl");
+    writeFileSync(other, '{"id":"q","query":"refund","expected":["no_such_tool"]}\n');
+    const { code, stdout, stderr } = await switchyard(
+      "--json",
+      "route",
+      "eval",
+      "--tools",
+      toolsFile,
+      "--queries",
+      other,
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ recallAt10: 0, mrr: 0 });
+    expect(stderr).toContain("1 queries expect tools that are not in");
+  });
+});
+
+describe("switchyard route", () => {
+  it("ranks the configured fleet's tools and prints CONTRACT.md's JSON", async () => {
+    const config = path.join(dir, "fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") } }));
+    const { code, stdout } = await switchyard(
+      "--config",
+      config,
+      "--json",
+      "route",
+      "add two numbers",
+      "--top",
+      "2",
+    );
+    expect(code).toBe(0);
+    const ranked = JSON.parse(stdout) as Array<Record<string, unknown>>;
+    expect(ranked).toHaveLength(2);
+    expect(ranked[0]).toEqual({ name: "kit_add", server: "kit", tool: "add", score: expect.any(Number) });
+    expect(Object.keys(ranked[1]!).sort()).toEqual(["name", "score", "server", "tool"]);
+
+    const table = await switchyard("--config", config, "route", "echo the text back");
+    expect(table.stdout).toMatch(
+      /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+\d+\.\d\d\s+Echo the text back\n/,
+    );
+  });
+});

@@ -1,0 +1,225 @@
+import { describe, expect, it } from "vitest";
+import { parseTranscript, queryFromText } from "../../src/routing/conversation.js";
+import { Router } from "../../src/routing/router.js";
+import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
+import { TwoStageStrategy } from "../../src/routing/strategies/two-stage.js";
+import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
+import { FLEET_TOOLS } from "./tools-fixture.js";
+
+const ids = (tools: ReadonlyArray<{ id: string }>) => tools.map((tool) => tool.id);
+const router = (options: ConstructorParameters<typeof Router>[1] = {}) =>
+  new Router(FLEET_TOOLS, { offerAllUpTo: 3, ...options });
+
+describe("ranking", () => {
+  it("puts the tool a request is about first, with where it lives", async () => {
+    const [best] = await router().rank("please refund my last order", { topK: 3 });
+    expect(best).toMatchObject({ id: "orders_refund_order", server: "orders", name: "refund_order" });
+    expect(best!.score).toBeGreaterThan(0);
+  });
+
+  it("finds tools by parameter descriptions, enum values and what their server says", () => {
+    const r = router();
+    expect(ids(r.rankNow("forecast in fahrenheit", { topK: 1 }))).toEqual(["weather_get_forecast"]);
+    expect(ids(r.rankNow("customer C10001", { topK: 1 }))).toEqual(["orders_query_recent_orders"]);
+    expect(ids(r.rankNow("what is in the allowed folders on the filesystem", { topK: 2 })).sort()).toEqual([
+      "fs_list_directory",
+      "fs_read_file",
+    ]);
+  });
+
+  it("ranks Chinese requests against Chinese descriptions", () => {
+    expect(ids(router().rankNow("帮我查一下订单123的物流", { topK: 1 }))).toEqual([
+      "shop_query_order_status",
+    ]);
+    expect(ids(router().rankNow("请更新我的手机号", { topK: 1 }))).toEqual(["shop_update_profile"]);
+  });
+
+  it("offers each part of a several-sentence request near the top, even when one part dominates", () => {
+    const tool = (id: string, description: string) => ({
+      id,
+      server: id.split("_")[0]!,
+      name: id,
+      description,
+    });
+    const tools: ToolDescriptor[] = [
+      tool("order_refund", "Refund an order: money back for a broken or faulty item"),
+      tool("order_cancel", "Cancel an order before the parcel ships"),
+      tool("order_track", "Track the parcel of an order"),
+      tool("order_split", "Split an order in two parcels"),
+      tool("order_merge", "Merge two orders into one parcel"),
+      tool("chat_notify_team", "Notify a team"),
+      ...["calendar", "roster", "budget", "goals", "chat"].map((x) =>
+        tool(`team_${x}`, `The ${x} of a team`),
+      ),
+      ...["customer", "manager", "courier", "supplier"].map((x) => tool(`notify_${x}`, `Notify a ${x}`)),
+    ];
+    const request =
+      "Refund order 42, the blender arrived broken and faulty, I want my money back. " +
+      "Cancel order 43 before the parcel ships, and split order 44 into two parcels. Notify the team.";
+    const withClauses = ids(new Router(tools).rankNow(request, { topK: 3 }));
+    const withoutClauses = ids(
+      new Router(tools, { strategy: new LexicalStrategy({ clauseWeight: 0 }) }).rankNow(request, { topK: 3 }),
+    );
+    expect(withClauses[0]).toBe("order_refund");
+    expect(withClauses).toContain("chat_notify_team");
+    expect(withoutClauses).not.toContain("chat_notify_team");
+  });
+
+  it("returns nothing for a request that shares no word with any tool", () => {
+    expect(router().rankNow("zzz qqq", { topK: 5 })).toEqual([]);
+  });
+});
+
+describe("incremental updates", () => {
+  it("replace one server's tools and rank exactly as a router built afresh", () => {
+    const updated = router();
+    const newOrders: ToolDescriptor[] = [
+      { id: "orders_refund_order", server: "orders", name: "refund_order", description: "Refund an order" },
+      {
+        id: "orders_cancel_order",
+        server: "orders",
+        name: "cancel_order",
+        description: "Cancel an order before shipping",
+      },
+    ];
+    updated.updateServer("orders", newOrders);
+    const fresh = new Router([...FLEET_TOOLS.filter((tool) => tool.server !== "orders"), ...newOrders]);
+    for (const query of ["cancel my order", "where is my parcel", "refund", "forecast for Paris"]) {
+      expect(updated.rankNow(query, { topK: 5 })).toEqual(fresh.rankNow(query, { topK: 5 }));
+    }
+    expect(updated.tool("orders_track_shipment")).toBeUndefined();
+    expect(ids(updated.rankNow("cancel my order", { topK: 1 }))).toEqual(["orders_cancel_order"]);
+    expect(updated.size).toBe(FLEET_TOOLS.length - 1);
+  });
+
+  it("remove a server's tools when it has none left", () => {
+    const r = router();
+    r.removeServer("weather");
+    expect(r.rankNow("weather forecast", { topK: 5 }).some((tool) => tool.server === "weather")).toBe(false);
+    expect(r.tools().some((tool) => tool.server === "weather")).toBe(false);
+  });
+
+  it("move a tool id given again under another server", () => {
+    const r = router();
+    r.updateServer("archive", [
+      { id: "fs_read_file", server: "archive", name: "read_file", description: "Read a file" },
+    ]);
+    expect(r.tool("fs_read_file")?.server).toBe("archive");
+    r.removeServer("fs");
+    expect(r.tool("fs_read_file")?.server).toBe("archive");
+    r.removeServer("archive");
+    expect(r.tool("fs_read_file")).toBeUndefined();
+  });
+});
+
+describe("selecting tools for a conversation", () => {
+  it("weighs the latest user message most", async () => {
+    const offered = await router().select(
+      {
+        latestUserMessage: "actually, refund the order instead",
+        earlierUserMessages: ["what is the weather forecast in Paris?"],
+      },
+      { topK: 2 },
+    );
+    expect(offered[0]).toMatchObject({ id: "orders_refund_order", reason: "ranked" });
+  });
+
+  it("lets earlier messages count when the latest says little", async () => {
+    const offered = await router().select(
+      { latestUserMessage: "and in celsius?", earlierUserMessages: ["weather forecast for Oslo"] },
+      { topK: 1 },
+    );
+    expect(ids(offered)).toEqual(["weather_get_forecast"]);
+  });
+
+  it("keeps pinned and already used tools offered, and adds topK ranked ones", async () => {
+    const offered = await router({ pinned: ["fs_read_file"] }).select(
+      {
+        latestUserMessage: "post a message to the channel",
+        usedToolNames: ["github_list_issues", "no_such_tool"],
+      },
+      { topK: 2, pinned: ["slack_list_channels"] },
+    );
+    expect(offered.map((tool) => [tool.id, tool.reason])).toEqual([
+      ["fs_read_file", "pinned"],
+      ["slack_list_channels", "pinned"],
+      ["github_list_issues", "used"],
+      ["slack_post_message", "ranked"],
+      [expect.any(String), "ranked"],
+    ]);
+  });
+
+  it("offers every tool when the catalog is small, best matches first", async () => {
+    const small = new Router(FLEET_TOOLS.slice(0, 5));
+    const offered = await small.select({ latestUserMessage: "send a message" });
+    expect(offered).toHaveLength(5);
+    expect(offered[0]).toMatchObject({ id: "slack_post_message", reason: "all" });
+    expect(new Set(offered.map((tool) => tool.reason))).toEqual(new Set(["all"]));
+  });
+
+  it("gives the same offer with or without waiting", async () => {
+    const conversation = { latestUserMessage: "list open issues", usedToolNames: ["slack_post_message"] };
+    const r = router();
+    expect(r.selectNow(conversation, { topK: 4 })).toEqual(await r.select(conversation, { topK: 4 }));
+  });
+
+  it("refuses to rank without waiting when the strategy needs I/O", () => {
+    const waiting = new Router(FLEET_TOOLS, {
+      strategy: {
+        name: "remote",
+        setServerTools: () => {},
+        rank: async () => [],
+      },
+    });
+    expect(() => waiting.rankNow("anything")).toThrow(/remote routing strategy ranks asynchronously/);
+  });
+});
+
+describe("transcripts", () => {
+  it("read role-prefixed lines as a conversation whose latest user turn leads", () => {
+    const conversation = parseTranscript(
+      'user: weather in Paris?\nsystem: [weather_get_forecast(city="Paris")]\nsystem: Sunny,\n25 degrees\nuser: now refund order 7',
+    );
+    expect(conversation).toEqual({
+      latestUserMessage: "now refund order 7",
+      earlierUserMessages: ["weather in Paris?"],
+      otherMessages: ['[weather_get_forecast(city="Paris")]', "Sunny,\n25 degrees"],
+    });
+    expect(
+      ids(router().rankNow(queryFromText("user: weather in Paris?\nuser: now refund order 7"), { topK: 1 })),
+    ).toEqual(["orders_refund_order"]);
+  });
+
+  it("leave plain requests plain", () => {
+    expect(parseTranscript("refund order 7\nuser: not a turn opener")).toBeUndefined();
+    expect(queryFromText("refund order 7")).toEqual({ text: "refund order 7" });
+  });
+});
+
+describe("lexical options", () => {
+  it("change field weights: with the description left out, only names match", () => {
+    const namesOnly = new Router(FLEET_TOOLS, {
+      strategy: new LexicalStrategy({
+        fieldWeights: { description: 0, params: 0, enums: 0, server: 0, serverDescription: 0 },
+      }),
+    });
+    expect(namesOnly.rankNow("give the money back", { topK: 3 })).toEqual([]);
+    expect(ids(namesOnly.rankNow("refund", { topK: 3 }))).toEqual(["orders_refund_order"]);
+  });
+});
+
+describe("two-stage strategy", () => {
+  it("offers the tools of the servers a request names before other servers' tools", async () => {
+    const twoStage = new Router(FLEET_TOOLS, { strategy: new TwoStageStrategy({ servers: 1 }) });
+    const lexical = new Router(FLEET_TOOLS);
+    const query = "list things in slack";
+    expect(ids(await twoStage.rank(query, { topK: 3 }))).toEqual([
+      "slack_list_channels",
+      "slack_post_message",
+      expect.stringMatching(/_list_/),
+    ]);
+    expect(ids(lexical.rankNow(query, { topK: 3 }))[1]).not.toBe("slack_post_message");
+    twoStage.removeServer("slack");
+    expect(ids(await twoStage.rank(query, { topK: 3 })).some((id) => id.startsWith("slack_"))).toBe(false);
+  });
+});
