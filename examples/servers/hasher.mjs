@@ -11,19 +11,10 @@
 // 2025-era clients (initialize handshake, Mcp-Session-Id) get one stateful
 // session each; 2026-07-28 clients (per-request _meta envelope) are served
 // per request by createMcpHandler. Tool: hash_text. Logs to stderr only.
-import { createHash, randomUUID } from "node:crypto";
-import { createServer as createHttpServer } from "node:http";
-import {
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  isLegacyRequest,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
-  McpServer,
-  originValidationResponse,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
+import { createHash } from "node:crypto";
+import { McpServer } from "@modelcontextprotocol/server";
 import { createLogger, defineTool, invalid, requireString, textResult } from "./lib/shared.mjs";
+import { serveStreamableHttp } from "./lib/streamable-http.mjs";
 
 const log = createLogger("hasher");
 const ALGORITHMS = ["sha256", "sha1", "md5"];
@@ -113,123 +104,4 @@ function buildServer() {
 }
 
 // ---- Streamable HTTP ---------------------------------------------------------------
-const sessions = new Map(); // Mcp-Session-Id -> transport
-const modern = createMcpHandler(buildServer, {
-  legacy: "reject",
-  onerror: (err) => log(`error: ${err.message}`),
-});
-const allowedHosts = localhostAllowedHostnames();
-const allowedOrigins = localhostAllowedOrigins();
-
-async function handle(request) {
-  if (new URL(request.url).pathname !== "/mcp") return new Response("Not Found", { status: 404 });
-  const rejected =
-    hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
-  if (rejected) return rejected;
-  if (!(await isLegacyRequest(request))) return modern.fetch(request);
-
-  const sessionId = request.headers.get("mcp-session-id");
-  if (sessionId) {
-    const transport = sessions.get(sessionId);
-    if (transport) return transport.handleRequest(request);
-    return Response.json(
-      { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
-      { status: 404 },
-    );
-  }
-  // No session id: must be an initialize POST (the transport answers anything else with 400).
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
-    onsessioninitialized: (id) => {
-      sessions.set(id, transport);
-      log(`session ${id} opened`);
-    },
-    onsessionclosed: (id) => {
-      sessions.delete(id);
-      log(`session ${id} closed`);
-    },
-  });
-  transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-  await buildServer().connect(transport);
-  return transport.handleRequest(request);
-}
-
-const httpServer = createHttpServer(async (req, res) => {
-  try {
-    await sendNodeResponse(res, await handle(await toWebRequest(req, res)));
-  } catch (err) {
-    if (err.status === 413) log("rejected a request body larger than 8 MiB");
-    else log(`http error: ${err.stack ?? err}`);
-    if (!res.headersSent) res.writeHead(err.status ?? 500, { connection: "close" });
-    res.end();
-  }
-});
-httpServer.on("error", (err) => {
-  log(`cannot listen on 127.0.0.1:${port}: ${err.message}`);
-  process.exit(1);
-});
-httpServer.listen(port, "127.0.0.1", () => {
-  log(`listening http://127.0.0.1:${httpServer.address().port}/mcp`);
-});
-
-let stopping = false;
-for (const sig of ["SIGINT", "SIGTERM"]) {
-  process.on(sig, async () => {
-    if (stopping) return;
-    stopping = true;
-    log(`shutting down (${sig}), closing ${sessions.size} session(s)`);
-    await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-    httpServer.closeAllConnections();
-    httpServer.close(() => process.exit(0));
-    setTimeout(() => process.exit(0), 2000).unref();
-  });
-}
-
-// ---- minimal node:http <-> fetch Request/Response adapter ----------------------------
-async function toWebRequest(req, res) {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) headers.append(key, v);
-  }
-  let body;
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    const chunks = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += chunk.length;
-      if (size > MAX_BODY) throw Object.assign(new Error("request body too large"), { status: 413 });
-      chunks.push(chunk);
-    }
-    body = Buffer.concat(chunks);
-  }
-  // Abort the request's signal when the client goes away mid-response, so the
-  // transport can tear down its SSE streams.
-  const abort = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) abort.abort();
-  });
-  return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url}`, {
-    method: req.method,
-    headers,
-    body,
-    signal: abort.signal,
-  });
-}
-
-async function sendNodeResponse(res, response) {
-  res.writeHead(response.status, response.statusText, [...response.headers].flat());
-  if (!response.body) return void res.end();
-  res.flushHeaders(); // SSE: get the headers out before the first event
-  const reader = response.body.getReader();
-  res.on("close", () => reader.cancel().catch(() => {}));
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
-    }
-  } catch {
-    // client disconnected / stream cancelled
-  }
-  res.end();
-}
+serveStreamableHttp({ buildServer, port, log, maxBodyBytes: MAX_BODY });
