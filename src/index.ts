@@ -79,6 +79,7 @@ export {
   EmbeddingsError,
 } from "./routing/embeddings-client.js";
 export { type EvaluateOptions, type Evaluation, evaluateRouter } from "./routing/evaluate.js";
+export { routerOptionsFromConfig } from "./routing/from-config.js";
 export { reciprocalRankFusion } from "./routing/fusion.js";
 export { type LabelledQuery, type RoutingMetrics, routingMetrics } from "./routing/metrics.js";
 export type { QueryPart, RoutingQuery } from "./routing/query.js";

@@ -106,7 +106,23 @@ export const agentSchema = z.strictObject({
   parallelToolCalls: z.boolean().optional(),
 });
 
-export const routingSchema = z.strictObject({ topK: positiveInt.optional() });
+export const routingSchema = z.strictObject({
+  topK: positiveInt.optional(),
+  offerAllUpTo: nonNegativeInt.optional(),
+  pinned: stringArray.optional(),
+  strategy: z
+    .enum(["lexical", "two-stage", "embedding", "hybrid", "plain-bm25"], {
+      error: 'expected "lexical", "two-stage", "embedding", "hybrid" or "plain-bm25"',
+    })
+    .optional(),
+  embeddings: z
+    .strictObject({
+      baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }),
+      model: z.string({ error: "expected the embedding model's name" }),
+      apiKey: z.string().optional(),
+    })
+    .optional(),
+});
 
 /** The top level of a config file, before server entries are checked one by one. */
 export const configFileSchema = z.object({

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfigFile, resolveConfig } from "../../src/index.js";
+import { loadConfigFile, resolveConfig, routerOptionsFromConfig } from "../../src/index.js";
 
 function invalid(raw: unknown, env: Record<string, string> = {}) {
   try {
@@ -138,5 +138,21 @@ describe("config", () => {
       "wrong.json: mcpServers.a.command: expected a string (the executable to start)",
     );
     expect(() => loadConfigFile(path.join(dir, "absent.json"))).toThrow(/cannot read config file/);
+  });
+});
+
+describe("the routing section", () => {
+  it("accepts the router's options and names a bad one", () => {
+    const config = resolveConfig(
+      {
+        mcpServers: { a: { command: "x" } },
+        routing: { topK: 5, pinned: ["a_echo"], strategy: "two-stage" },
+      },
+      { env: {} },
+    );
+    expect(config.routing).toEqual({ topK: 5, pinned: ["a_echo"], strategy: "two-stage" });
+    expect(routerOptionsFromConfig(config.routing)).toMatchObject({ topK: 5, pinned: ["a_echo"] });
+    expect(invalid({ mcpServers: {}, routing: { strategy: "magic" } }).path).toBe("routing.strategy");
+    expect(() => routerOptionsFromConfig({ strategy: "hybrid" })).toThrow(/embeddings/);
   });
 });

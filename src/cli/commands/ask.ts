@@ -2,8 +2,10 @@ import { createInterface } from "node:readline";
 import { Agent, type AgentResult } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { routeTools } from "../../agent/route-tools.js";
+import { messageOf } from "../../errors.js";
 import type { ChatMessage } from "../../models/model.js";
 import { resolveModel } from "../../models/resolve.js";
+import { routerOptionsFromConfig } from "../../routing/from-config.js";
 import type { Switchyard } from "../../switchyard.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
@@ -60,7 +62,12 @@ async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent:
   const agent = new Agent({
     model,
     host: yard,
-    selectTools: routeTools(yard, config.routing?.topK ? { topK: config.routing.topK } : {}),
+    selectTools: routeTools(
+      yard,
+      routerOptionsFromConfig(config.routing, (error, strategy) =>
+        ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
+      ),
+    ),
     ...(agentConfig.maxIdenticalCalls !== undefined
       ? { maxIdenticalCalls: agentConfig.maxIdenticalCalls }
       : {}),
