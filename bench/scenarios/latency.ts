@@ -1,0 +1,77 @@
+// Sequential `echo` calls, one at a time, over one connection per client: p50, p99 and calls/s.
+// Clients take turns in blocks, a different one first each round, so that noise on the shared
+// machine spreads over all of them; every client's samples are pooled.
+import type { BenchClient, ServerSpec, Session } from "../clients/client.js";
+import { childPids, settle } from "../processes.js";
+import { describeRevisions, type Row, type ScenarioResult } from "../report.js";
+import { median, percentile, type RoundPolicy, rotate, runRounds, sum } from "../stats.js";
+import { rounds, type ScenarioContext } from "./context.js";
+
+export interface LatencyOptions {
+  id: string;
+  title: string;
+  server: (client: BenchClient) => ServerSpec;
+  /** Calls per client per round. */
+  block: number;
+  /** Calls per client before timing starts. */
+  warmup: number;
+  policy: RoundPolicy;
+}
+
+export async function latency(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
+  const sessions = new Map<string, Session>();
+  const errors = new Map<string, string>();
+  const samples = new Map<string, number[]>(context.clients.map((client) => [client.id, []]));
+  try {
+    for (const client of context.clients) {
+      try {
+        const session = await client.connect([options.server(client)]);
+        sessions.set(client.id, session);
+        for (let i = 0; i < options.warmup; i += 1) await session.echo(0, "warm");
+      } catch (error) {
+        errors.set(client.id, (error as Error).message);
+      }
+    }
+    await settle(childPids()); // the servers just connected stay up: only pause and collect garbage
+    const count = await runRounds(rounds(context, options.policy), async (round) => {
+      for (const client of rotate(context.clients, round)) {
+        const session = sessions.get(client.id);
+        if (!session || errors.has(client.id)) continue;
+        const values = samples.get(client.id)!;
+        try {
+          for (let i = 0; i < options.block; i += 1) {
+            const started = performance.now();
+            await session.echo(0, "ping");
+            values.push(performance.now() - started);
+          }
+        } catch (error) {
+          errors.set(client.id, (error as Error).message);
+        }
+      }
+    });
+    context.log(`${options.id}: ${count} rounds of ${options.block} calls`);
+    const rows: Row[] = context.clients.map((client) => {
+      const values = samples.get(client.id)!;
+      const error = errors.get(client.id);
+      return {
+        id: client.id,
+        label: client.label,
+        revisions: describeRevisions(sessions.get(client.id)?.revisions() ?? []),
+        median: median(values),
+        p99: percentile(values, 0.99),
+        callsPerSecond: values.length / (sum(values) / 1000),
+        samples: values.length,
+        ...(error ? { error } : {}),
+      };
+    });
+    return {
+      id: options.id,
+      title: options.title,
+      unit: "ms",
+      method: `${count} rounds × ${options.block} calls per client after ${options.warmup} warm-up calls, clients interleaved; calls/s = calls / time spent in them`,
+      rows,
+    };
+  } finally {
+    await Promise.allSettled([...sessions.values()].map((session) => session.close()));
+  }
+}
