@@ -26,6 +26,13 @@ export class Bulkhead {
     return this.#waiting.length;
   }
 
+  /** A slot now, if one is free and nobody is waiting (FIFO); undefined otherwise. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.#active >= this.#limit || this.#waiting.length > 0) return undefined;
+    this.#active += 1;
+    return this.#releaser();
+  }
+
   /**
    * Wait for a slot; resolves with the function that gives it back (call it exactly once).
    * @throws SwitchyardError `QUEUE_FULL` when the queue is full; the signal's reason when it aborts.

@@ -71,89 +71,147 @@ export class ServerGuard {
     const timeoutMs = options.timeoutMs ?? config.timeoutMs;
     // With progress, a call may run past timeoutMs, but never past maxTotalTimeoutMs.
     const limitMs = Math.max(timeoutMs, config.maxTotalTimeoutMs ?? 0);
-    const started = Date.now();
-    // An explicit timer rather than AbortSignal.timeout: it is cleared when the call settles, and
-    // fires on time however busy the process is with other calls' signals.
+    const plan: CallPlan = {
+      entry,
+      args,
+      timeoutMs,
+      limitMs,
+      started: Date.now(),
+      callerSignal: options.signal,
+    };
+
+    // The common case — nobody to wait for, nothing to cancel — needs no deadline of ours: the SDK's
+    // own request timeout enforces it (and sends notifications/cancelled). This spares every call an
+    // AbortController, a timer and a listener.
+    if (!options.signal && this.#breaker.state === "closed" && this.#connection.status === "ready") {
+      const release = this.#bulkhead.tryAcquire();
+      if (release) {
+        let failure: unknown;
+        try {
+          return await this.#attempt(plan, undefined);
+        } catch (error) {
+          failure = this.#explain(plan, error, left(plan) <= 0);
+          if (!this.#shouldRetry(failure, entry, 0)) throw failure;
+        } finally {
+          release();
+        }
+        return this.#guarded(plan, 1);
+      }
+    }
+    return this.#guarded(plan, 0);
+  }
+
+  /** The full path: one deadline of ours over the breaker, the queue, a restart and every retry. */
+  async #guarded(plan: CallPlan, firstAttempt: number): Promise<CallToolResult> {
     const deadlineController = new AbortController();
     const deadlineTimer = setTimeout(
       () => deadlineController.abort(new DOMException("the call's deadline passed", "TimeoutError")),
-      limitMs,
+      Math.max(1, left(plan)),
     );
     const deadline = deadlineController.signal;
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    const where = { server: entry.server, tool: entry.tool };
-    /** What a failure means for this call: the caller's cancel, the call's deadline, or as thrown. */
-    const explain = (error: unknown): unknown => {
-      if (options.signal?.aborted) {
-        return new SwitchyardError(
-          "CANCELLED",
-          `call to ${entry.tool} on server ${entry.server} was cancelled by the caller`,
-          {
-            ...where,
-            cause: error,
-          },
-        );
-      }
-      if (deadline.aborted || isSwitchyardError(error, "TIMEOUT")) {
-        return new SwitchyardError(
-          "TIMEOUT",
-          `call to ${entry.tool} on server ${entry.server} did not finish within ${limitMs} ms (queueing, restarts and retries included); the server was asked to cancel`,
-          { ...where, cause: error },
-        );
-      }
-      return error;
-    };
-
+    const signal = plan.callerSignal ? AbortSignal.any([plan.callerSignal, deadline]) : deadline;
+    const explain = (error: unknown) => this.#explain(plan, error, deadline.aborted);
+    const guard = <T>(promise: Promise<T>) =>
+      promise.catch((error: unknown) => Promise.reject(explain(error)));
     try {
-      await this.#breaker.admit(entry.tool, signal);
-    } catch (error) {
-      clearTimeout(deadlineTimer);
-      throw explain(error);
-    }
-    let release: () => void;
-    try {
-      release = await this.#bulkhead.acquire(signal, where);
-    } catch (error) {
-      clearTimeout(deadlineTimer);
-      throw explain(error);
-    }
-    try {
-      for (let attempt = 0; ; attempt += 1) {
-        try {
-          const remaining = limitMs - (Date.now() - started);
-          if (remaining <= 0) deadline.throwIfAborted();
-          const result = await this.#connection.callTool(entry.tool, args, {
-            timeoutMs: Math.max(1, Math.min(timeoutMs, remaining)),
-            signal,
-            ...(config.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: remaining } : {}),
-          });
-          this.#breaker.success();
-          if (attempt === 0) this.#budget.earn();
-          return result;
-        } catch (error) {
-          const failure = explain(error);
-          if (isSwitchyardError(failure) && SERVER_FAILURES.has(failure.code)) this.#breaker.failure();
-          const kind = classifyFailure(failure);
-          // A request that never left costs the server nothing: it does not draw on the budget.
-          const retry =
-            !signal.aborted &&
-            attempt < config.retry.maxRetries &&
-            isRetryable(kind, entry.annotations) &&
-            (kind === "not_sent" || this.#budget.spend());
-          if (!retry) throw failure;
-          this.#retries += 1;
+      if (firstAttempt > 0) await guard(this.#backoff(firstAttempt - 1, signal));
+      await guard(this.#breaker.admit(plan.entry.tool, signal));
+      const release = await guard(this.#bulkhead.acquire(signal, plan.entry));
+      try {
+        for (let attempt = firstAttempt; ; attempt += 1) {
           try {
-            await sleep(retryDelayMs(attempt, config.retry.backoffMs), signal);
-          } catch (aborted) {
-            throw explain(aborted);
+            if (left(plan) <= 0) deadline.throwIfAborted();
+            return await this.#attempt(plan, signal);
+          } catch (error) {
+            const failure = explain(error);
+            if (signal.aborted || !this.#shouldRetry(failure, plan.entry, attempt)) throw failure;
+            await guard(this.#backoff(attempt, signal));
           }
         }
+      } finally {
+        release();
       }
     } finally {
-      release();
       clearTimeout(deadlineTimer);
     }
   }
+
+  /** One try: success resets the breaker and earns retry budget; a server failure counts against it. */
+  async #attempt(plan: CallPlan, signal: AbortSignal | undefined): Promise<CallToolResult> {
+    const config = this.#connection.config;
+    const remaining = Math.max(1, left(plan));
+    try {
+      const result = await this.#connection.callTool(plan.entry.tool, plan.args, {
+        timeoutMs: Math.min(plan.timeoutMs, remaining),
+        ...(signal ? { signal } : {}),
+        ...(config.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: remaining } : {}),
+      });
+      this.#breaker.success();
+      this.#budget.earn();
+      return result;
+    } catch (error) {
+      // A server that times out, drops or errors is unwell; a caller who cancels says nothing about it.
+      const code = isSwitchyardError(error) ? error.code : undefined;
+      if (code && (SERVER_FAILURES.has(code) || (code === "CANCELLED" && !plan.callerSignal?.aborted))) {
+        this.#breaker.failure();
+      }
+      throw error;
+    }
+  }
+
+  /** Whether a failure is worth another try: safe to repeat, tries left, and budget for it. */
+  #shouldRetry(failure: unknown, entry: CatalogEntry, attempt: number): boolean {
+    const kind = classifyFailure(failure);
+    // A request that never left costs the server nothing: it does not draw on the budget.
+    const retry =
+      attempt < this.#connection.config.retry.maxRetries &&
+      isRetryable(kind, entry.annotations) &&
+      (kind === "not_sent" || this.#budget.spend());
+    if (retry) this.#retries += 1;
+    return retry;
+  }
+
+  #backoff(attempt: number, signal: AbortSignal): Promise<void> {
+    return sleep(retryDelayMs(attempt, this.#connection.config.retry.backoffMs), signal);
+  }
+
+  /** What a failure means for this call: the caller's cancel, the call's deadline, or as thrown. */
+  #explain(plan: CallPlan, error: unknown, deadlinePassed: boolean): unknown {
+    const { entry } = plan;
+    const where = { server: entry.server, tool: entry.tool, cause: error };
+    if (plan.callerSignal?.aborted) {
+      return new SwitchyardError(
+        "CANCELLED",
+        `call to ${entry.tool} on server ${entry.server} was cancelled by the caller`,
+        where,
+      );
+    }
+    if (deadlinePassed || isSwitchyardError(error, "TIMEOUT")) {
+      return new SwitchyardError(
+        "TIMEOUT",
+        `call to ${entry.tool} on server ${entry.server} did not finish within ${plan.limitMs} ms (queueing, restarts and retries included); the server was asked to cancel`,
+        where,
+      );
+    }
+    return error;
+  }
+}
+
+/** One call as the guard carries it through its tries. */
+interface CallPlan {
+  entry: CatalogEntry;
+  args: Record<string, unknown>;
+  /** Each try's timeout (progress restarts it when `maxTotalTimeoutMs` is set). */
+  timeoutMs: number;
+  /** The whole call's deadline, from `started`. */
+  limitMs: number;
+  started: number;
+  callerSignal: AbortSignal | undefined;
+}
+
+/** Milliseconds left before the call's deadline. */
+function left(plan: CallPlan): number {
+  return plan.limitMs - (Date.now() - plan.started);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -11,7 +11,8 @@ export type ValidationResult =
 
 const ajvOptions = { allErrors: true, strict: false, logger: false, validateFormats: false } as const;
 const draft7 = new Ajv(ajvOptions);
-const draft2020 = new Ajv2020(ajvOptions);
+/** Made on first use: most servers send draft-07 schemas or none. */
+let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<object, ValidateFunction | null>();
 
 /**
@@ -33,7 +34,10 @@ function compile(schema: JsonSchema): ValidateFunction | null {
   let validate = compiled.get(schema);
   if (validate !== undefined) return validate;
   const { $schema, ...rest } = schema;
-  const ajv = typeof $schema === "string" && /2019-09|2020-12/.test($schema) ? draft2020 : draft7;
+  const ajv =
+    typeof $schema === "string" && /2019-09|2020-12/.test($schema)
+      ? (draft2020 ??= new Ajv2020(ajvOptions))
+      : draft7;
   try {
     validate = ajv.compile(rest);
   } catch {

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { DEFAULT_MAX_QUEUE } from "../calls/bulkhead.js";
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS } from "../calls/retry.js";
 import { SwitchyardError } from "../errors.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../fleet/stdio-transport.js";
+import { parseYaml } from "../lazy-require.js";
 import { interpolateEnv } from "./interpolate.js";
 import {
   configFileSchema,

@@ -1,4 +1,6 @@
-import { pino } from "pino";
+import { lazyRequire } from "../lazy-require.js";
+
+const loadPino = lazyRequire<typeof import("pino")>("pino");
 
 /** Log levels, quietest last. */
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "silent"] as const;
@@ -44,7 +46,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const format = options.format ?? "pretty";
   const stream = { write: format === "json" ? write : (line: string) => write(prettyLine(line)) };
-  return pino({ level: options.level ?? "warn", base: undefined, timestamp: format === "json" }, stream);
+  return loadPino().pino(
+    { level: options.level ?? "warn", base: undefined, timestamp: format === "json" },
+    stream,
+  );
 }
 
 const LEVEL_NAMES: Record<number, string> = {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { SwitchyardError } from "../../errors.js";
+import { parseYaml } from "../../lazy-require.js";
 import { ExpressionError, findPaths } from "./expressions.js";
 
 /** How long a whole plan may run when it sets no `timeoutMs`. */
