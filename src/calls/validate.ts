@@ -13,6 +13,10 @@ const ajvOptions = { allErrors: true, strict: false, logger: false, validateForm
 const draft7 = new Ajv(ajvOptions);
 /** Made on first use: most servers send draft-07 schemas or none. */
 let draft2020: Ajv2020 | undefined;
+function draft2020Ajv(): Ajv2020 {
+  draft2020 ??= new Ajv2020(ajvOptions);
+  return draft2020;
+}
 const compiled = new WeakMap<object, ValidateFunction | null>();
 
 /**
@@ -34,10 +38,7 @@ function compile(schema: JsonSchema): ValidateFunction | null {
   let validate = compiled.get(schema);
   if (validate !== undefined) return validate;
   const { $schema, ...rest } = schema;
-  const ajv =
-    typeof $schema === "string" && /2019-09|2020-12/.test($schema)
-      ? (draft2020 ??= new Ajv2020(ajvOptions))
-      : draft7;
+  const ajv = typeof $schema === "string" && /2019-09|2020-12/.test($schema) ? draft2020Ajv() : draft7;
   try {
     validate = ajv.compile(rest);
   } catch {
