@@ -2,6 +2,7 @@
 // hand-written limit.
 import { writeFileSync } from "node:fs";
 import { BASELINE_ID, LIMIT_ID } from "./clients/index.js";
+import { median } from "./stats.js";
 
 /** One row of a scenario: a client (or a variant, for Switchyard-only scenarios). */
 export interface Row {
@@ -19,6 +20,23 @@ export interface Row {
   /** Samples behind the median. */
   samples: number;
   error?: string;
+}
+
+/** A row from one client's samples: the median, the count, an error if any, and the scenario's own columns. */
+export function sampledRow(
+  client: { id: string; label: string },
+  values: number[],
+  columns: Omit<Partial<Row>, "error"> & { error?: string | undefined } = {},
+): Row {
+  const { error, ...rest } = columns;
+  return {
+    id: client.id,
+    label: client.label,
+    median: median(values),
+    samples: values.length,
+    ...rest,
+    ...(error ? { error } : {}),
+  };
 }
 
 export interface ScenarioResult {

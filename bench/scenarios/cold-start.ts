@@ -3,8 +3,8 @@
 // (HTTP); clients take turns, a different one first each round.
 import type { BenchClient, ServerSpec } from "../clients/client.js";
 import { childPids, settle } from "../processes.js";
-import { describeRevisions, type Row, type ScenarioResult } from "../report.js";
-import { median, type RoundPolicy, rotate, runRounds } from "../stats.js";
+import { describeRevisions, type Row, type ScenarioResult, sampledRow } from "../report.js";
+import { type RoundPolicy, rotate, runRounds } from "../stats.js";
 import { rounds, type ScenarioContext } from "./context.js";
 
 export interface ColdStartOptions {
@@ -45,18 +45,13 @@ export async function coldStart(
   await settle(keep);
   const rows: Row[] = context.clients.map((client) => {
     const values = samples.get(client.id)!;
-    const error = errors.get(client.id);
-    return {
-      id: client.id,
-      label: client.label,
+    return sampledRow(client, values, {
       revisions: describeRevisions(revisions.get(client.id)!),
-      median: median(values),
       extra: values.length
         ? `range ${Math.round(Math.min(...values))}–${Math.round(Math.max(...values))}`
         : "",
-      samples: values.length,
-      ...(error ? { error } : {}),
-    };
+      error: errors.get(client.id),
+    });
   });
   return {
     id: options.id,

@@ -3,8 +3,8 @@
 // machine spreads over all of them; every client's samples are pooled.
 import type { BenchClient, ServerSpec, Session } from "../clients/client.js";
 import { childPids, settle } from "../processes.js";
-import { describeRevisions, type Row, type ScenarioResult } from "../report.js";
-import { median, percentile, type RoundPolicy, rotate, runRounds, sum } from "../stats.js";
+import { describeRevisions, type Row, type ScenarioResult, sampledRow } from "../report.js";
+import { percentile, type RoundPolicy, rotate, runRounds, sum } from "../stats.js";
 import { rounds, type ScenarioContext } from "./context.js";
 
 export interface LatencyOptions {
@@ -52,17 +52,12 @@ export async function latency(context: ScenarioContext, options: LatencyOptions)
     context.log(`${options.id}: ${count} rounds of ${options.block} calls`);
     const rows: Row[] = context.clients.map((client) => {
       const values = samples.get(client.id)!;
-      const error = errors.get(client.id);
-      return {
-        id: client.id,
-        label: client.label,
+      return sampledRow(client, values, {
         revisions: describeRevisions(sessions.get(client.id)?.revisions() ?? []),
-        median: median(values),
         p99: percentile(values, 0.99),
         callsPerSecond: values.length / (sum(values) / 1000),
-        samples: values.length,
-        ...(error ? { error } : {}),
-      };
+        error: errors.get(client.id),
+      });
     });
     return {
       id: options.id,

@@ -2,7 +2,7 @@
 // over several; a wave's time is from the first call sent to the last answer in.
 import type { BenchClient, ServerSpec, Session } from "../clients/client.js";
 import { childPids, settle } from "../processes.js";
-import { describeRevisions, type Row, type ScenarioResult } from "../report.js";
+import { describeRevisions, type Row, type ScenarioResult, sampledRow } from "../report.js";
 import { median, percentile, type RoundPolicy, rotate, runRounds } from "../stats.js";
 import { rounds, type ScenarioContext } from "./context.js";
 
@@ -59,17 +59,12 @@ export async function throughput(
     context.log(`${options.id}: ${count} rounds of ${options.wavesPerRound} waves`);
     const rows: Row[] = context.clients.map((client) => {
       const values = samples.get(client.id)!;
-      const error = errors.get(client.id);
-      return {
-        id: client.id,
-        label: client.label,
+      return sampledRow(client, values, {
         revisions: describeRevisions(sessions.get(client.id)?.session.revisions() ?? []),
-        median: median(values),
         p99: percentile(values, 0.99),
         callsPerSecond: (options.inFlight * 1000) / median(values),
-        samples: values.length,
-        ...(error ? { error } : {}),
-      };
+        error: errors.get(client.id),
+      });
     });
     return {
       id: options.id,
