@@ -28,9 +28,11 @@ export function validateArguments(schema: JsonSchema, args: unknown): Validation
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     return { ok: false, problems: [`arguments must be a JSON object, got ${describe(args)}`] };
   }
-  const value = coerce(schema, args) as Record<string, unknown>;
   const validate = compile(schema);
-  if (!validate || validate(value)) return { ok: true, value };
+  // Most arguments fit as sent: check first, and copy-and-coerce only when they do not.
+  if (!validate || validate(args)) return { ok: true, value: args as Record<string, unknown> };
+  const value = coerce(schema, args) as Record<string, unknown>;
+  if (validate(value)) return { ok: true, value };
   return { ok: false, problems: (validate.errors ?? []).map(describeError) };
 }
 
