@@ -79,3 +79,32 @@ export function isSwitchyardError(error: unknown, code?: ErrorCode): error is Sw
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Walk an error's `cause` chain (bounded) and return the first link that matches. */
+export function findCause<T extends object>(
+  error: unknown,
+  match: (cause: object) => cause is T,
+): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth += 1) {
+    if (match(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The first Node error `code` along the cause chain that is one of `codes` (ECONNREFUSED, EPIPE, …). */
+export function systemErrorCode(error: unknown, codes: ReadonlySet<string>): string | undefined {
+  return findCause(error, (cause): cause is { code: string } =>
+    codes.has(String((cause as { code?: unknown }).code)),
+  )?.code;
+}
+
+/** The HTTP status an SDK HTTP error carries somewhere along the cause chain. */
+export function httpStatusOf(error: unknown): number | undefined {
+  return findCause(
+    error,
+    (cause): cause is { data: { status: number } } =>
+      typeof (cause as { data?: { status?: unknown } }).data?.status === "number",
+  )?.data.status;
+}

@@ -1,5 +1,5 @@
 import { SdkError, SdkErrorCode, type ToolAnnotations } from "@modelcontextprotocol/client";
-import { isSwitchyardError, type SwitchyardError } from "../errors.js";
+import { findCause, httpStatusOf, isSwitchyardError, systemErrorCode } from "../errors.js";
 
 /** Retries of one call after a failure that is safe to retry. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -10,6 +10,8 @@ export const MAX_RETRY_DELAY_MS = 2_000;
 
 /** HTTP statuses that say "not now" rather than "no": the request did not run. */
 const TRANSIENT_HTTP = new Set([429, 502, 503, 504]);
+/** System errors that mean the request never left. */
+const NEVER_DELIVERED = new Set(["ECONNREFUSED", "EPIPE"]);
 /** JSON-RPC codes servers use for transient trouble (request timeout, session not found). */
 const TRANSIENT_RPC = new Set([-32001]);
 
@@ -44,11 +46,12 @@ export function classifyFailure(error: unknown): FailureKind {
     return "final";
   }
   if (error.rpcCode !== undefined) return TRANSIENT_RPC.has(error.rpcCode) ? "transient" : "final";
-  const status = httpStatus(error);
+  const status = httpStatusOf(error);
   if (status !== undefined) return TRANSIENT_HTTP.has(status) ? "transient" : "final";
   const sdk = findCause(error, (cause): cause is SdkError => cause instanceof SdkError);
   if (sdk?.code === SdkErrorCode.NotConnected) return "not_sent";
-  if (isNeverDelivered(error)) return "not_sent";
+  // Refused connections and writes to a closed pipe: the request never reached the server.
+  if (systemErrorCode(error, NEVER_DELIVERED)) return "not_sent";
   if (error.code === "SERVER_UNAVAILABLE" && sdk?.code === SdkErrorCode.ConnectionClosed) return "final";
   return "maybe_ran";
 }
@@ -92,32 +95,4 @@ export class RetryBudget {
   earn(): void {
     this.#tokens = Math.min(this.#capacity, this.#tokens + this.#refill);
   }
-}
-
-function httpStatus(error: SwitchyardError): number | undefined {
-  const withStatus = findCause(
-    error,
-    (cause): cause is { data: { status: number } } =>
-      typeof (cause as { data?: { status?: unknown } }).data?.status === "number",
-  );
-  return withStatus?.data.status;
-}
-
-/** Refused connections and writes to a closed pipe: the request never reached the server. */
-function isNeverDelivered(error: unknown): boolean {
-  const codes = new Set(["ECONNREFUSED", "EPIPE"]);
-  return Boolean(
-    findCause(error, (cause): cause is { code: string } =>
-      codes.has(String((cause as { code?: unknown }).code)),
-    ),
-  );
-}
-
-function findCause<T>(error: unknown, match: (cause: object) => cause is T & object): T | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth += 1) {
-    if (match(current)) return current;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

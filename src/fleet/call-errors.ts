@@ -1,5 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { messageOf, SwitchyardError } from "../errors.js";
+import { findCause, messageOf, SwitchyardError, systemErrorCode } from "../errors.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio-transport.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
@@ -34,11 +34,7 @@ export function toCallError(error: unknown, context: CallErrorContext): Switchya
         where,
       );
     }
-    if (
-      error.code === SdkErrorCode.ConnectionClosed ||
-      error.code === SdkErrorCode.NotConnected ||
-      error.code === SdkErrorCode.SendFailed
-    ) {
+    if (CONNECTION_LOST.has(error.code)) {
       const reason = context.unavailable() ?? messageOf(error);
       return new SwitchyardError(
         "SERVER_UNAVAILABLE",
@@ -78,13 +74,25 @@ export function toCallError(error: unknown, context: CallErrorContext): Switchya
 
 /** Node's fetch failing below HTTP: refused, reset, or cut off mid-answer. */
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+/** SDK errors that mean the connection is gone (or never was). */
+const CONNECTION_LOST = new Set<string>([
+  SdkErrorCode.ConnectionClosed,
+  SdkErrorCode.NotConnected,
+  SdkErrorCode.SendFailed,
+]);
 
 function isNetworkFailure(error: unknown): boolean {
-  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth += 1) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
-    if (typeof code === "string" && NETWORK_CODES.has(code)) return true;
-    if (current instanceof TypeError && /fetch failed|terminated/.test(String(message))) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return (
+    systemErrorCode(error, NETWORK_CODES) !== undefined ||
+    findCause(
+      error,
+      (cause): cause is TypeError =>
+        cause instanceof TypeError && /fetch failed|terminated/.test(cause.message),
+    ) !== undefined
+  );
+}
+
+/** True when an error says the connection is gone: the SDK's closed/not connected/send failed. */
+export function isConnectionLoss(error: unknown): boolean {
+  return error instanceof SdkError && CONNECTION_LOST.has(error.code);
 }

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig, TransportKind } from "../config/schema.js";
-import { messageOf, SwitchyardError } from "../errors.js";
+import { httpStatusOf, messageOf, SwitchyardError, systemErrorCode } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { toCallError } from "./call-errors.js";
@@ -58,6 +58,8 @@ export interface CallOptions {
    */
   maxTotalTimeoutMs?: number;
 }
+
+const REFUSED = new Set(["ECONNREFUSED"]);
 
 /** A server that stayed up this long after a restart starts its restart count again. */
 const STABLE_AFTER_MS = 60_000;
@@ -283,7 +285,8 @@ export class ServerConnection {
       unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
     });
     // A remote HTTP server has no process to watch: a server that refuses connections is lost.
-    if (failure.code === "SERVER_UNAVAILABLE" && this.#session && isRefused(error)) this.#lost(this.#session);
+    if (failure.code === "SERVER_UNAVAILABLE" && this.#session && systemErrorCode(error, REFUSED))
+      this.#lost(this.#session);
     return failure;
   }
 
@@ -407,21 +410,4 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
     resolve = done;
   });
   return { promise, resolve };
-}
-
-function httpStatusOf(error: unknown): number | undefined {
-  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth += 1) {
-    const status = (current as { data?: { status?: unknown } }).data?.status;
-    if (typeof status === "number") return status;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function isRefused(error: unknown): boolean {
-  for (let current = error, depth = 0; current && typeof current === "object" && depth < 8; depth += 1) {
-    if ((current as { code?: unknown }).code === "ECONNREFUSED") return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
 }

@@ -12,6 +12,7 @@ import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/
 import { messageOf } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
+import { isConnectionLoss } from "./call-errors.js";
 import { launchHttpServer } from "./launcher.js";
 import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
@@ -212,7 +213,7 @@ export class ServerSession {
         `no answer to initialize within ${this.#config.connectTimeoutMs} ms (connectTimeoutMs)`,
       );
     }
-    if (this.#process?.exitInfo && isConnectionLoss(error))
+    if (this.#process?.exitInfo && isLost(error))
       return this.describeExit("the server exited during the handshake");
     return this.describeExit(messageOf(error));
   }
@@ -226,11 +227,7 @@ function isProbeCutShort(error: unknown): boolean {
   );
 }
 
-function isConnectionLoss(error: unknown): boolean {
-  if (error instanceof SdkError) {
-    return [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected, SdkErrorCode.SendFailed].includes(
-      error.code,
-    );
-  }
-  return error instanceof Error && /not running|closed/i.test(error.message);
+/** The connection went away, as the SDK says it or as our own transport does before it knows. */
+function isLost(error: unknown): boolean {
+  return isConnectionLoss(error) || (error instanceof Error && /not running|closed/i.test(error.message));
 }
