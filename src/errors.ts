@@ -12,7 +12,6 @@
  * - `POLICY_DENIED`: a policy refused the call.
  * - `QUEUE_FULL`: the server's call queue is full; the call was refused at once.
  * - `RESULT_TOO_LARGE`: the server's answer was over the size limit and was dropped; the connection lives on.
- * - `CONNECT_FAILED`: a server could not be started or did not complete the handshake.
  * - `CLOSED`: the Switchyard was closed.
  * - `MODEL_NOT_CONFIGURED`: no model to ask (CLI exit 2).
  * - `MODEL_ERROR`: the model's server refused or failed the request (after retries where they help).
@@ -30,7 +29,6 @@ export type ErrorCode =
   | "POLICY_DENIED"
   | "QUEUE_FULL"
   | "RESULT_TOO_LARGE"
-  | "CONNECT_FAILED"
   | "CLOSED"
   | "MODEL_NOT_CONFIGURED"
   | "MODEL_ERROR"

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { CatalogEntry } from "../catalog/catalog.js";
 import { isSwitchyardError, SwitchyardError } from "../errors.js";
@@ -172,7 +173,7 @@ export class ServerGuard {
   }
 
   #backoff(attempt: number, signal: AbortSignal): Promise<void> {
-    return sleep(retryDelayMs(attempt, this.#connection.config.retry.backoffMs), signal);
+    return delay(retryDelayMs(attempt, this.#connection.config.retry.backoffMs), undefined, { signal });
   }
 
   /** What a failure means for this call: the caller's cancel, the call's deadline, or as thrown. */
@@ -212,18 +213,4 @@ interface CallPlan {
 /** Milliseconds left before the call's deadline. */
 function left(plan: CallPlan): number {
   return plan.limitMs - (Date.now() - plan.started);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }

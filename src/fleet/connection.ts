@@ -45,8 +45,6 @@ export interface ConnectionHooks {
   wire?: WireSink;
   /** The server's tool list changed (after `notifications/tools/list_changed`, or a restart). */
   onToolsChanged?: (server: string, tools: Tool[]) => void;
-  /** The server's status changed (lost, restarted, failed). */
-  onStatusChange?: (state: ServerState) => void;
 }
 
 export interface CallOptions {
@@ -306,7 +304,6 @@ export class ServerConnection {
     this.#error = reason;
     this.#restartOver ??= deferred();
     this.#log.warn({}, `server lost (${reason}); restarting`);
-    this.#hooks.onStatusChange?.(this.state());
     void this.#restart();
   }
 
@@ -336,7 +333,6 @@ export class ServerConnection {
         this.#becomeReady();
         this.#log.info({ restarts: this.#restarts }, "restarted");
         this.#hooks.onToolsChanged?.(this.name, this.#tools);
-        this.#hooks.onStatusChange?.(this.state());
         return;
       }
       this.#error = failure;
@@ -355,7 +351,6 @@ export class ServerConnection {
     this.#error = reason;
     this.#log.warn({}, logLine);
     this.#restartDone();
-    this.#hooks.onStatusChange?.(this.state());
   }
 
   /** Wake the calls waiting for a restart: it is over, one way or the other. */

@@ -10,7 +10,6 @@ export interface FleetOptions {
   /** Called as each server settles (ready or failed), for progress displays. */
   onSettled?: (state: ServerState, settled: number, total: number) => void;
   onToolsChanged?: (server: string, tools: Tool[]) => void;
-  onStatusChange?: (state: ServerState) => void;
 }
 
 /**
@@ -30,7 +29,6 @@ export class Fleet {
           logger: options.logger,
           ...(options.wire ? { wire: options.wire } : {}),
           ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
-          ...(options.onStatusChange ? { onStatusChange: options.onStatusChange } : {}),
         }),
       ]),
     );
@@ -59,11 +57,6 @@ export class Fleet {
   /** Every connection, in config order. */
   connections(): ServerConnection[] {
     return [...this.#connections.values()];
-  }
-
-  /** Snapshots of every server, in config order. */
-  states(): ServerState[] {
-    return this.connections().map((connection) => connection.state());
   }
 
   /** Close every connection in parallel. Idempotent. */

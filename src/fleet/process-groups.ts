@@ -21,11 +21,6 @@ export function untrackProcessGroup(pid: number): void {
   live.delete(pid);
 }
 
-/** Process groups started and not yet reaped (for tests and diagnostics). */
-export function liveProcessGroups(): number[] {
-  return [...live];
-}
-
 function killAll(): void {
   for (const pid of live) {
     try {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelRequest, ModelResponse, ToolCall } from "./model.js";
 import { readServerSentEvents } from "./sse.js";
@@ -55,7 +56,11 @@ export class OpenAIChatModel implements ModelProvider {
       const outcome = await this.#attempt(request);
       if (outcome.ok) return outcome.response;
       if (!outcome.retry || attempt >= maxRetries) throw outcome.error;
-      await sleep(this.#retryDelay(attempt, outcome.retryAfterMs), request.signal);
+      await delay(this.#retryDelay(attempt, outcome.retryAfterMs), undefined, {
+        signal: request.signal,
+      }).catch(() => {
+        throw new SwitchyardError("CANCELLED", "the model request was cancelled while waiting to retry");
+      });
     }
   }
 
@@ -260,18 +265,4 @@ async function errorMessage(response: Response): Promise<string> {
 
 function preview(value: unknown): string {
   return JSON.stringify(value).slice(0, 200);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(new SwitchyardError("CANCELLED", "the model request was cancelled while waiting to retry"));
-      },
-      { once: true },
-    );
-  });
 }
