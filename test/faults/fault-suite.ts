@@ -1,9 +1,10 @@
 // The fault suite: thousands of concurrent calls at a fleet of misbehaving servers, with a mix of
 // faults, and a report of what happened. Used by test/faults/fault-suite.test.ts (assertions) and by
 // `npm run faults` (the printed report).
-import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { isSwitchyardError, Switchyard } from "../../src/index.js";
+import { processesWith } from "../helpers.js";
 
 const FAULT_SERVER = fileURLToPath(new URL("../fixtures/fault-server.mjs", import.meta.url));
 
@@ -224,23 +225,4 @@ function mulberry32(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
-}
-
-function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
