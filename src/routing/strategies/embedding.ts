@@ -1,5 +1,6 @@
 import type { EmbeddingsClient } from "../embeddings-client.js";
 import type { RoutingQuery } from "../query.js";
+import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { toolTextForEmbedding } from "../tool-text.js";
@@ -14,7 +15,7 @@ export class EmbeddingStrategy implements RoutingStrategy {
   readonly name = "embedding";
   readonly #client: EmbeddingsClient;
   readonly #texts = new Map<string, string>();
-  readonly #byServer = new Map<string, string[]>();
+  readonly #servers = new ServerGroups();
   #vectors = new Map<string, Float32Array>();
 
   constructor(client: EmbeddingsClient) {
@@ -22,17 +23,14 @@ export class EmbeddingStrategy implements RoutingStrategy {
   }
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
-    for (const id of this.#byServer.get(server) ?? []) {
+    for (const id of this.#servers.replace(
+      server,
+      tools.map((tool) => tool.id),
+    )) {
       this.#texts.delete(id);
       this.#vectors.delete(id);
     }
-    this.#byServer.delete(server);
-    if (tools.length === 0) return;
     for (const tool of tools) this.#texts.set(tool.id, toolTextForEmbedding(tool));
-    this.#byServer.set(
-      server,
-      tools.map((tool) => tool.id),
-    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Bm25Index, DEFAULT_BM25_K1, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { splitClauses } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
+import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokenizer.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
@@ -64,7 +65,7 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #tokenize: Tokenize;
   readonly #clauseWeight: number;
   readonly #countRepeats: boolean;
-  readonly #byServer = new Map<string, string[]>();
+  readonly #servers = new ServerGroups();
 
   constructor(options: LexicalOptions = {}) {
     const weights = { ...DEFAULT_FIELD_WEIGHTS, ...options.fieldWeights };
@@ -82,18 +83,16 @@ export class LexicalStrategy implements RoutingStrategy {
   }
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
-    for (const id of this.#byServer.get(server) ?? []) this.#index.remove(id);
-    this.#byServer.delete(server);
-    if (tools.length === 0) return;
+    for (const id of this.#servers.replace(
+      server,
+      tools.map((tool) => tool.id),
+    ))
+      this.#index.remove(id);
     for (const tool of tools) {
       const text = toolText(tool);
       const terms = Object.fromEntries(TOOL_FIELDS.map((field) => [field, this.#tokenize(text[field])]));
       this.#index.add(tool.id, terms as Record<ToolField, string[]>);
     }
-    this.#byServer.set(
-      server,
-      tools.map((tool) => tool.id),
-    );
   }
 
   async rank(query: RoutingQuery, options: RankOptions): Promise<RankedTool[]> {

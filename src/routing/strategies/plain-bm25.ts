@@ -1,6 +1,7 @@
 import { Bm25Index } from "../bm25-index.js";
 import { splitIdentifier } from "../identifiers.js";
 import type { RoutingQuery } from "../query.js";
+import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 
@@ -13,16 +14,16 @@ export class PlainBm25Strategy implements RoutingStrategy {
   readonly name = "plain-bm25";
   readonly #index = new Bm25Index({ fields: { text: { weight: 1 } } });
   readonly #segmenter = new Intl.Segmenter("zh", { granularity: "word" });
-  readonly #byServer = new Map<string, string[]>();
+  readonly #servers = new ServerGroups();
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
-    for (const id of this.#byServer.get(server) ?? []) this.#index.remove(id);
-    for (const tool of tools)
-      this.#index.add(tool.id, { text: this.#words(`${tool.name} ${tool.description ?? ""}`) });
-    this.#byServer.set(
+    for (const id of this.#servers.replace(
       server,
       tools.map((tool) => tool.id),
-    );
+    ))
+      this.#index.remove(id);
+    for (const tool of tools)
+      this.#index.add(tool.id, { text: this.#words(`${tool.name} ${tool.description ?? ""}`) });
   }
 
   async rank(query: RoutingQuery, options: RankOptions): Promise<RankedTool[]> {
