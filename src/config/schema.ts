@@ -98,9 +98,17 @@ export const modelSchema = z.strictObject({
   baseURL: z.string().optional(),
   apiKey: z.string().optional(),
   name: z.string().optional(),
+  /** Sampling temperature sent with each request; absent: the server's default. */
+  temperature: z.number({ error: "expected a number" }).min(0).max(2).optional(),
+  /** How long one model request may take, retries excluded. */
+  timeoutMs: positiveInt.optional(),
+  /** Retries after a 429, a 5xx or a dropped connection. */
+  maxRetries: nonNegativeInt.optional(),
 });
 
 export const agentSchema = z.strictObject({
+  /** The agent's system prompt; absent: the built-in one. */
+  systemPrompt: z.string({ error: "expected the system prompt as a string" }).optional(),
   maxSteps: positiveInt.optional(),
   maxIdenticalCalls: positiveInt.optional(),
   parallelToolCalls: z.boolean().optional(),
