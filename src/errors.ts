@@ -16,6 +16,14 @@
  * - `MODEL_NOT_CONFIGURED`: no model to ask (CLI exit 2).
  * - `MODEL_ERROR`: the model's server refused or failed the request (after retries where they help).
  * - `MODEL_TIMEOUT`: the model did not answer in time.
+ * - `INVALID_INPUT`: a public API was given a value it cannot use (a tool name that is not a string,
+ *   options of the wrong type); nothing was sent.
+ * - `CAPABILITY_MISSING`: the server asked for something this client does not offer (an elicitation,
+ *   sampling, roots); `capability` names it. A limit of the client: it never counts against the server.
+ * - `INVALID_RESULT`: the server's answer broke its own contract (`structuredContent` that does not match
+ *   its `outputSchema`): a fault of the tool, not of the arguments.
+ * - `AUTH_REQUIRED`: the server refused the client (HTTP 401 or 403); `status` holds it and `challenge`
+ *   the `WWW-Authenticate` header when the server sent one.
  */
 export type ErrorCode =
   | "CONFIG_INVALID"
@@ -32,7 +40,20 @@ export type ErrorCode =
   | "CLOSED"
   | "MODEL_NOT_CONFIGURED"
   | "MODEL_ERROR"
-  | "MODEL_TIMEOUT";
+  | "MODEL_TIMEOUT"
+  | "INVALID_INPUT"
+  | "CAPABILITY_MISSING"
+  | "INVALID_RESULT"
+  | "AUTH_REQUIRED";
+
+/**
+ * What a failed call says about its request, decided once where the failure is caught (in `fleet/`):
+ * - `not_sent`: the request never left (not connected, a refused connection, a closed pipe): safe to retry;
+ * - `transient`: the server said "not now" (HTTP 429/502/503/504, JSON-RPC -32001): the tool did not run;
+ * - `maybe_ran`: the request may have reached the tool (a connection dropped mid-answer);
+ * - `final`: another try cannot help (bad arguments, a deadline that passed, a crash during the call).
+ */
+export type Delivery = "not_sent" | "transient" | "maybe_ran" | "final";
 
 /** Structured fields carried by every {@link SwitchyardError}. */
 export interface ErrorDetails {
@@ -42,8 +63,21 @@ export interface ErrorDetails {
   rpcCode?: number;
   /** JSON path of the offending config key (`CONFIG_INVALID`). */
   path?: string;
-  /** HTTP status of a failed model request (`MODEL_ERROR`). */
+  /** HTTP status of a failed request (`MODEL_ERROR`, `AUTH_REQUIRED`). */
   status?: number;
+  /** The capability the client lacks (`CAPABILITY_MISSING`): `elicitation`, `sampling`, `roots`, … */
+  capability?: string;
+  /** The server's `WWW-Authenticate` challenge (`AUTH_REQUIRED`). */
+  challenge?: string;
+  /** Whether the request reached the server and another try is safe (failed calls). */
+  delivery?: Delivery;
+  /** True when the failure says the server is unwell: it counts against the server's circuit breaker. */
+  serverFault?: boolean;
+  /**
+   * Failures that share one cause (one lost connection, one crash) carry the same incident: the
+   * circuit breaker counts it once.
+   */
+  incident?: string;
   cause?: unknown;
 }
 
@@ -56,17 +90,50 @@ export class SwitchyardError extends Error {
   readonly rpcCode?: number;
   readonly path?: string;
   readonly status?: number;
+  readonly capability?: string;
+  readonly challenge?: string;
+  readonly delivery?: Delivery;
+  readonly serverFault?: boolean;
+  readonly incident?: string;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
-    if (details.server !== undefined) this.server = details.server;
-    if (details.tool !== undefined) this.tool = details.tool;
-    if (details.rpcCode !== undefined) this.rpcCode = details.rpcCode;
-    if (details.path !== undefined) this.path = details.path;
-    if (details.status !== undefined) this.status = details.status;
+    for (const key of DETAIL_KEYS) {
+      if (details[key] !== undefined) (this as Record<string, unknown>)[key] = details[key];
+    }
+  }
+
+  /** The same error with more details (a classification added on the way up). */
+  with(details: Omit<ErrorDetails, "cause">): SwitchyardError {
+    const copy = new SwitchyardError(this.code, this.message, { ...this.details(), ...details });
+    if (this.stack !== undefined) copy.stack = this.stack;
+    return copy;
+  }
+
+  /** The structured fields, for copying and serializing. */
+  details(): ErrorDetails {
+    const details: ErrorDetails = {};
+    for (const key of DETAIL_KEYS) {
+      if (this[key] !== undefined) (details as Record<string, unknown>)[key] = this[key];
+    }
+    if (this.cause !== undefined) details.cause = this.cause;
+    return details;
   }
 }
+
+const DETAIL_KEYS = [
+  "server",
+  "tool",
+  "rpcCode",
+  "path",
+  "status",
+  "capability",
+  "challenge",
+  "delivery",
+  "serverFault",
+  "incident",
+] as const satisfies ReadonlyArray<Exclude<keyof ErrorDetails, "cause">>;
 
 /** True when `error` is a {@link SwitchyardError}, optionally with the given code. */
 export function isSwitchyardError(error: unknown, code?: ErrorCode): error is SwitchyardError {

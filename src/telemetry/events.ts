@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+
+/** Why a failed call failed, as records and events carry it. */
+export interface RecordedError {
+  /** A `SwitchyardError` code, `TOOL_ERROR` (the tool answered `isError`), or `REFUSED` (a guard). */
+  code: string;
+  message: string;
+}
+
+/** Tokens a model request used, when the model's server reports them. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+}
+
+/** One tool call, as runs record it and events report it. */
+export interface CallRecord {
+  /** The call's id: the model's `tool_call_id` in an agent run, the step id in a plan, else generated. */
+  id: string;
+  /** The run the call belongs to; absent for a plain `callTool`. */
+  runId?: string;
+  /** The catalog name called. */
+  name: string;
+  server?: string;
+  /** The tool's own name on its server. */
+  tool?: string;
+  ok: boolean;
+  /** Milliseconds, to a hundredth. */
+  ms: number;
+  /** Why it was not ok. */
+  error?: RecordedError;
+}
+
+/** One model turn of an agent run. */
+export interface StepRecord {
+  step: number;
+  /** Tools offered to the model. */
+  offered: number;
+  /** Tool calls the model asked for. */
+  toolCalls: number;
+  /** The model's time for this turn. */
+  modelMs: number;
+  tokens?: TokenUsage;
+}
+
+/** What kind of run a record describes. */
+export type RunKind = "agent" | "plan";
+
+/** One agent or plan run, start to end: the one model of a run that logs, traces and stores share. */
+export interface RunRecord {
+  id: string;
+  kind: RunKind;
+  /** ISO 8601. */
+  startedAt: string;
+  ms: number;
+  /** How it ended: an agent's stop reason (`answer`, `max_steps`, `error`, `cancelled`), or `ok`/`failed` for a plan. */
+  outcome: string;
+  /** Model turns (agent runs). */
+  steps: StepRecord[];
+  calls: CallRecord[];
+  /** Summed over the steps that reported usage. */
+  tokens?: TokenUsage;
+  error?: RecordedError;
+}
+
+/**
+ * Everything Switchyard reports as it works, in order: one union for agent runs, plan runs and plain
+ * calls. Every event of a run carries its `runId`; call events carry the call's `id`.
+ */
+export type SwitchyardEvent =
+  | { type: "run_started"; runId: string; kind: RunKind; time: string; input?: string }
+  | { type: "step_started"; runId: string; step: number; tools: number }
+  | {
+      type: "model_answered";
+      runId: string;
+      step: number;
+      ms: number;
+      toolCalls: number;
+      text: string | null;
+      tokens?: TokenUsage;
+    }
+  | {
+      type: "call_started";
+      runId?: string;
+      step?: number;
+      id: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      arguments: string;
+    }
+  | ({ type: "call_finished"; step?: number } & CallRecord)
+  | { type: "answer"; runId: string; step: number; text: string }
+  | { type: "run_finished"; runId: string; record: RunRecord };
+
+/** Receives every event; must not throw (an observer that throws is ignored for that event). */
+export interface Observer {
+  onEvent(event: SwitchyardEvent): void;
+}
+
+/** The observer when none is given. */
+export const noopObserver: Observer = { onEvent() {} };
+
+/** Fan one event out to several observers; one that throws does not stop the others. */
+export class Observers implements Observer {
+  readonly #observers = new Set<Observer>();
+
+  /** Add an observer; returns the function that removes it. */
+  add(observer: Observer): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  get size(): number {
+    return this.#observers.size;
+  }
+
+  onEvent(event: SwitchyardEvent): void {
+    for (const observer of this.#observers) {
+      try {
+        observer.onEvent(event);
+      } catch {
+        // An observer's failure is its own; the work goes on.
+      }
+    }
+  }
+}
+
+/** A new run or call id. */
+export function newId(prefix: "run" | "call"): string {
+  return `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+}
+
+/** Milliseconds since `started` (a `performance.now()` reading), to a hundredth. */
+export function elapsedMs(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
+/** An error as records carry it. */
+export function recordedError(error: unknown): RecordedError {
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") {
+    return { code: error.code, message: error instanceof Error ? error.message : String(error) };
+  }
+  return { code: "ERROR", message: error instanceof Error ? error.message : String(error) };
+}
