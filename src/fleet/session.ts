@@ -1,6 +1,7 @@
 import {
   Client,
   createFetchWithInit,
+  type FetchLike,
   SdkError,
   SdkErrorCode,
   SSEClientTransport,
@@ -9,7 +10,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
-import { messageOf } from "../errors.js";
+import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isConnectionLoss } from "./call-errors.js";
@@ -41,6 +42,8 @@ export interface SessionHooks {
 export class ServerSession {
   readonly #config: ServerConfig;
   readonly #hooks: SessionHooks;
+  /** The last HTTP 401/403 the server answered during this session's connect attempt, if any. */
+  #refusal: { status: number; challenge?: string } | undefined;
   #client: Client | undefined;
   #process: ServerProcess | undefined;
   #kind: TransportKind;
@@ -70,7 +73,8 @@ export class ServerSession {
 
   /**
    * Start (or reach) the server, run the handshake and list its tools, within `connectTimeoutMs`.
-   * @throws Error whose message says why, with the process's exit and last output when it has one.
+   * @throws SwitchyardError `AUTH_REQUIRED` when an HTTP server answers 401 or 403 (no SSE fallback);
+   *   Error whose message says why otherwise, with the process's exit and last output when it has one.
    */
   async open(signal?: AbortSignal): Promise<void> {
     const started = performance.now();
@@ -81,9 +85,11 @@ export class ServerSession {
       this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
       this.connectMs = Math.round(performance.now() - started);
     } catch (error) {
-      const reason = this.#describeFailure(error);
+      const failure = isSwitchyardError(error)
+        ? error
+        : new Error(this.#describeFailure(error), { cause: error });
       await this.close();
-      throw new Error(reason, { cause: error });
+      throw failure;
     }
   }
 
@@ -99,7 +105,7 @@ export class ServerSession {
     this.#closed = true;
     const client = this.#client;
     if (client) {
-      client.onclose = undefined;
+      client.onclose = () => {};
       await client.close().catch(() => {});
     }
     await this.#process?.stop();
@@ -123,20 +129,32 @@ export class ServerSession {
       }
     }
     const url = this.#config.command ? await this.#launch(signal) : new URL(this.#config.url!);
-    if (this.#config.transport === "sse")
-      return this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
+    if (this.#config.transport === "sse") {
+      try {
+        return await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
+      } catch (error) {
+        throw this.#authFailure(url, error) ?? error;
+      }
+    }
     try {
       await this.#connectWith(this.#httpTransport("http", url), "http", signal);
     } catch (error) {
+      // A server that refuses the client says so over either transport: report it, do not fall back.
+      const refused = this.#authFailure(url, error);
+      if (refused) throw refused;
       if (this.#config.transportForced || signal.aborted) throw error;
       this.#hooks.logger.info({}, `Streamable HTTP failed (${messageOf(error)}); trying legacy SSE`);
       await this.#client?.close().catch(() => {});
       try {
         await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
       } catch (sseError) {
-        throw new Error(`Streamable HTTP: ${messageOf(error)}; legacy SSE: ${messageOf(sseError)}`, {
-          cause: sseError,
-        });
+        this.#kind = "http"; // neither worked: report what was configured
+        throw (
+          this.#authFailure(url, sseError) ??
+          new Error(`Streamable HTTP: ${messageOf(error)}; legacy SSE: ${messageOf(sseError)}`, {
+            cause: sseError,
+          })
+        );
       }
     }
   }
@@ -194,10 +212,42 @@ export class ServerSession {
 
   #httpTransport(kind: "http" | "sse", url: URL): Transport {
     const headers = this.#config.headers;
-    const fetchWithHeaders = createFetchWithInit(fetch, { headers });
+    const withHeaders = createFetchWithInit(fetch, { headers });
+    this.#refusal = undefined;
+    // Remember a 401/403 and its challenge: the SDK's errors for them carry neither reliably.
+    const fetchWithHeaders: FetchLike = async (input, init) => {
+      const response = await withHeaders(input, init);
+      if (response.status === 401 || response.status === 403) {
+        const challenge = response.headers.get("www-authenticate");
+        this.#refusal = { status: response.status, ...(challenge ? { challenge } : {}) };
+      }
+      return response;
+    };
     return kind === "http"
       ? new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } })
       : new SSEClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } });
+  }
+
+  /**
+   * The failure to report when the server answered the connect attempt with HTTP 401 or 403:
+   * `AUTH_REQUIRED`, naming the server, where it is, the status, its challenge and what to do.
+   */
+  #authFailure(url: URL, cause: unknown): SwitchyardError | undefined {
+    const refusal = this.#refusal;
+    if (!refusal) return undefined;
+    const { name } = this.#config;
+    const { status, challenge } = refusal;
+    const where = `${url.origin}${url.pathname}`; // no query: it may hold a key
+    const said = status === 401 ? "requires authorization" : "denied access";
+    const todo =
+      status === 401
+        ? `set an Authorization header in the server's "headers", e.g. "Authorization": "Bearer \${TOKEN}" with TOKEN from the environment`
+        : `check the credentials in the server's "headers" (e.g. "Authorization": "Bearer \${TOKEN}" with TOKEN from the environment): they must grant access to this server`;
+    return new SwitchyardError(
+      "AUTH_REQUIRED",
+      `server ${name} at ${where} ${said} (HTTP ${status}${challenge ? `; WWW-Authenticate: ${challenge}` : ""}): ${todo}`,
+      { server: name, status, ...(challenge ? { challenge } : {}), cause },
+    );
   }
 
   #lost(): void {
