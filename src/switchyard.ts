@@ -1,14 +1,17 @@
-import { normalizeResult, type ToolResult } from "./calls/normalize.js";
-import { type GuardState, ServerGuard } from "./calls/server-guard.js";
-import { validateArguments } from "./calls/validate.js";
-import { Catalog, type CatalogEntry } from "./catalog/catalog.js";
+import type { ToolResult } from "./calls/normalize.js";
+import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
+import { ManagedServer, type ServerInfo } from "./calls/server.js";
+import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { SwitchyardError } from "./errors.js";
 import type { ServerState } from "./fleet/connection.js";
 import { Fleet } from "./fleet/fleet.js";
+import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { type Logger, silentLogger } from "./telemetry/logger.js";
 import type { WireSink } from "./telemetry/wire-trace.js";
+
+export type { CallToolOptions } from "./calls/pipeline.js";
 
 /** Options for {@link Switchyard.connect} and {@link Switchyard.fromFile}. */
 export interface SwitchyardOptions {
@@ -22,6 +25,10 @@ export interface SwitchyardOptions {
   signal?: AbortSignal;
   /** For a config object: the folder relative paths resolve against; default: the working directory. */
   baseDir?: string;
+  /** Receives every event: calls, and the runs of agents and plans that use this Switchyard. */
+  observer?: Observer;
+  /** Steps every call goes through (policy, audit, …), in order; more can be added with `use`. */
+  interceptors?: CallInterceptor[];
 }
 
 /** A tool as `tools()` lists it. */
@@ -31,14 +38,6 @@ export interface ToolInfo {
   tool: string;
   description: string;
   inputSchema: CatalogEntry["inputSchema"];
-}
-
-/** Options for one {@link Switchyard.callTool} call. */
-export interface CallToolOptions {
-  /** Deadline for this call; default: the server's `timeoutMs` (60 s). */
-  timeoutMs?: number;
-  /** Cancels the call: the server is sent `notifications/cancelled`, the call rejects with `CANCELLED`. */
-  signal?: AbortSignal;
 }
 
 /**
@@ -53,16 +52,28 @@ export class Switchyard implements AsyncDisposable {
   readonly config: SwitchyardConfig;
   readonly #fleet: Fleet;
   readonly #catalog: Catalog;
-  readonly #guards: Map<string, ServerGuard>;
+  readonly #servers: Map<string, ManagedServer>;
+  readonly #observers = new Observers();
+  readonly #pipeline: CallPipeline;
   #closed = false;
 
-  private constructor(config: SwitchyardConfig, fleet: Fleet, catalog: Catalog) {
+  private constructor(config: SwitchyardConfig, fleet: Fleet, catalog: Catalog, options: SwitchyardOptions) {
     this.config = config;
     this.#fleet = fleet;
     this.#catalog = catalog;
-    this.#guards = new Map(
-      fleet.connections().map((connection) => [connection.name, new ServerGuard(connection)]),
+    this.#servers = new Map(
+      fleet.connections().map((connection) => [connection.name, new ManagedServer(connection)]),
     );
+    if (options.observer) this.#observers.add(options.observer);
+    this.#pipeline = new CallPipeline({
+      catalog,
+      server: (name) => this.#servers.get(name),
+      observer: this.#observers,
+      logger: options.logger ?? silentLogger,
+      isClosed: () => this.#closed,
+      scopeCalls: options.wireTrace !== undefined,
+    });
+    for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
   }
 
   /**
@@ -82,6 +93,11 @@ export class Switchyard implements AsyncDisposable {
    * @throws SwitchyardError `CONFIG_INVALID` when the file is missing or malformed.
    */
   static async fromFile(file: string, options: SwitchyardOptions = {}): Promise<Switchyard> {
+    if (typeof file !== "string" || file === "")
+      throw new SwitchyardError(
+        "INVALID_INPUT",
+        "fromFile needs the path of a config file (a non-empty string)",
+      );
     return Switchyard.#start(loadConfigFile(file), options);
   }
 
@@ -89,46 +105,55 @@ export class Switchyard implements AsyncDisposable {
     const logger = options.logger ?? silentLogger;
     for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
     const catalog = new Catalog(config.servers);
+    let servers: Map<string, ManagedServer> | undefined;
     const fleet = new Fleet(config.servers, {
       logger,
       ...(options.wireTrace ? { wire: options.wireTrace } : {}),
       ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
       onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
+      onStatus: (server, status, recovered) => {
+        if (!servers) return; // the first connect: the catalog is loaded in one go, in order, after it
+        if (recovered) servers.get(server)?.recovered();
+        catalog.setServerListed(server, status === "ready" || status === "restarting");
+      },
     });
-    const yard = new Switchyard(config, fleet, catalog);
+    const created = new Switchyard(config, fleet, catalog, options);
     try {
       await fleet.connectAll(options.signal);
     } catch (error) {
       await fleet.close();
       throw error;
     }
-    catalog.load(new Map(fleet.connections().map((connection) => [connection.name, connection.tools])));
-    return yard;
+    const ready = fleet
+      .connections()
+      .filter((connection) => connection.status === "ready" || connection.status === "restarting");
+    catalog.load(new Map(ready.map((connection) => [connection.name, connection.tools])));
+    servers = created.#servers;
+    return created;
   }
 
   /**
    * Every configured server: status, transport, protocol version, tool count, connect time, restarts,
    * health, breaker state, and calls in flight and queued.
    */
-  servers(): Array<ServerState & GuardState> {
-    return this.#fleet.connections().map((connection) => ({
-      ...connection.state(),
-      ...this.#guards.get(connection.name)!.state(),
+  servers(): ServerInfo[] {
+    return [...this.#servers.values()].map((server) => server.info());
+  }
+
+  /** Every tool of every server that can take calls (ready, or restarting), under its catalog name. */
+  tools(): ToolInfo[] {
+    return this.#catalog.entries().map(({ name, server, tool, description, inputSchema }) => ({
+      name,
+      server,
+      tool,
+      description,
+      inputSchema,
     }));
   }
 
-  /** Every tool of every ready server, under its catalog name. */
-  tools(): ToolInfo[] {
-    return this.#catalog
-      .entries()
-      .filter((entry) => this.#fleet.get(entry.server)?.status === "ready")
-      .map(({ name, server, tool, description, inputSchema }) => ({
-        name,
-        server,
-        tool,
-        description,
-        inputSchema,
-      }));
+  /** Goes up with every change of what `tools()` lists. */
+  get catalogVersion(): number {
+    return this.#catalog.version;
   }
 
   /**
@@ -136,8 +161,30 @@ export class Switchyard implements AsyncDisposable {
    * server went down or came back): for caches built on the catalog, such as a router's index.
    */
   catalogKey(): string {
-    const ready = this.#fleet.connections().filter((connection) => connection.status === "ready");
-    return `${this.#catalog.version}:${ready.map((connection) => connection.name).join(",")}`;
+    return String(this.#catalog.version);
+  }
+
+  /**
+   * Be told of every change of the catalog as it happens: tools added, removed or changed, a server
+   * going down (all its tools removed) or coming back. Returns the function that stops it.
+   */
+  onCatalogChange(listener: (change: CatalogChange) => void): () => void {
+    return this.#catalog.onChange(listener);
+  }
+
+  /** Receive every event (calls, runs); returns the function that stops it. */
+  observe(observer: Observer | ((event: SwitchyardEvent) => void)): () => void {
+    return this.#observers.add(typeof observer === "function" ? { onEvent: observer } : observer);
+  }
+
+  /** Report an event to this Switchyard's observers (agents and plans that run over it do). */
+  emit(event: SwitchyardEvent): void {
+    this.#observers.onEvent(event);
+  }
+
+  /** Add a step to every call (policy, audit, rewriting); returns the function that removes it. */
+  use(interceptor: CallInterceptor): () => void {
+    return this.#pipeline.use(interceptor);
   }
 
   /** What a server says about itself in its handshake: `instructions`, when it gives them. */
@@ -147,32 +194,32 @@ export class Switchyard implements AsyncDisposable {
 
   /** The full catalog entry of a tool (schemas, annotations), by catalog name. */
   describeTool(name: string): CatalogEntry | undefined {
-    return this.#catalog.get(name);
+    return typeof name === "string" ? this.#catalog.get(name) : undefined;
   }
 
   /**
-   * Call a tool by its catalog name. Arguments are checked against the tool's input schema first
-   * (after safe coercion such as `"7"` → `7`); nothing is sent when they do not fit.
-   * Then the server's guard: circuit breaker, bulkhead, one deadline for the whole call (queueing and
-   * waiting out a restart included), and retries where they are safe.
-   * Resolves with the server's result, `isError: true` included.
-   * @throws SwitchyardError `TOOL_NOT_FOUND`, `INVALID_ARGUMENTS`, `TIMEOUT`, `CANCELLED`,
-   *   `SERVER_UNAVAILABLE`, `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL`, `RESULT_TOO_LARGE` or `CLOSED`;
-   *   the message names the server and the tool.
+   * Call a tool by its catalog name, through the call pipeline: arguments checked against the tool's
+   * input schema (after safe coercion such as `"7"` → `7`; nothing is sent when they do not fit), the
+   * interceptors, then the server's guard (circuit breaker, bulkhead, one deadline for the whole call,
+   * retries where they are safe). Resolves with the server's result, `isError: true` included.
+   * @throws SwitchyardError `TOOL_NOT_FOUND`, `INVALID_ARGUMENTS`, `INVALID_INPUT`, `TIMEOUT`,
+   *   `CANCELLED`, `SERVER_UNAVAILABLE`, `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL`,
+   *   `RESULT_TOO_LARGE`, `INVALID_RESULT`, `CAPABILITY_MISSING`, `AUTH_REQUIRED`, `POLICY_DENIED` or
+   *   `CLOSED`; the message names the server and the tool.
    */
-  async callTool(name: string, args: unknown = {}, options: CallToolOptions = {}): Promise<ToolResult> {
-    if (this.#closed) throw new SwitchyardError("CLOSED", `cannot call ${name}: this Switchyard is closed`);
-    const entry = this.#catalog.get(name);
-    if (!entry) throw this.#notFound(name);
-    const checked = validateArguments(entry.inputSchema, args ?? {});
-    if (!checked.ok) {
-      throw new SwitchyardError(
-        "INVALID_ARGUMENTS",
-        `invalid arguments for ${name} (tool ${entry.tool} on server ${entry.server}): ${checked.problems.join("; ")}. Expected: ${JSON.stringify(entry.inputSchema)}`,
-        { server: entry.server, tool: entry.tool },
-      );
-    }
-    return normalizeResult(await this.#guards.get(entry.server)!.call(entry, checked.value, options));
+  callTool(name: string, args: unknown = {}, options: CallToolOptions = {}): Promise<ToolResult> {
+    return this.#pipeline.call(name, args, options);
+  }
+
+  /**
+   * Connect again to servers that failed (at startup, or after their restarts ran out) — or, with
+   * `failedOnly: false`, to every enabled server — without a new Switchyard. Resolves when each is
+   * ready or failed again; their tools come back into the catalog.
+   */
+  async reconnect(options: { failedOnly?: boolean; signal?: AbortSignal } = {}): Promise<ServerInfo[]> {
+    if (this.#closed) throw new SwitchyardError("CLOSED", "cannot reconnect: this Switchyard is closed");
+    await Promise.all(this.#fleet.connections().map((connection) => connection.reconnect(options)));
+    return this.servers();
   }
 
   /** Close every connection and stop every server process. Idempotent. */
@@ -184,17 +231,11 @@ export class Switchyard implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-
-  #notFound(name: string): SwitchyardError {
-    const suggestions = this.#catalog.suggest(name);
-    const hint = suggestions.length
-      ? `did you mean ${suggestions.join(", ")}?`
-      : "run `switchyard tools` to list the tools";
-    return new SwitchyardError("TOOL_NOT_FOUND", `no tool named ${name} in the catalog; ${hint}`, {
-      tool: name,
-    });
-  }
 }
+
+export type { ServerInfo } from "./calls/server.js";
+export type { CatalogChange } from "./catalog/catalog.js";
+export type { ServerState };
 
 function isResolved(config: unknown): config is SwitchyardConfig {
   return (

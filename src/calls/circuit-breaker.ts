@@ -24,6 +24,8 @@ export class CircuitBreaker {
   readonly #options: CircuitBreakerOptions;
   #state: BreakerState = "closed";
   #failures = 0;
+  /** Incidents already counted since the last success: failures that share a cause count once. */
+  readonly #incidents = new Set<string>();
   #openedAt = 0;
   #opened = 0;
 
@@ -60,12 +62,27 @@ export class CircuitBreaker {
   /** A call succeeded: the failure count starts again. */
   success(): void {
     this.#failures = 0;
+    this.#incidents.clear();
   }
 
-  /** A call failed in a way that says the server is unwell (not a tool error, not bad arguments). */
-  failure(): void {
+  /**
+   * A call failed in a way that says the server is unwell (not a tool error, not bad arguments).
+   * Failures of one `incident` (the calls in flight when a connection was lost) count once.
+   */
+  failure(incident?: string): void {
+    if (incident !== undefined) {
+      if (this.#incidents.has(incident)) return;
+      this.#incidents.add(incident);
+    }
     this.#failures += 1;
     if (this.#state === "closed" && this.#failures >= this.#options.failureThreshold) this.#open();
+  }
+
+  /** The server came back (a restart or reconnect finished its handshake): close the breaker. */
+  reset(): void {
+    if (this.#state === "probing") return; // the probe under way decides
+    this.#state = "closed";
+    this.success();
   }
 
   async #runProbe(): Promise<void> {

@@ -1,5 +1,5 @@
-import { SdkError, SdkErrorCode, type ToolAnnotations } from "@modelcontextprotocol/client";
-import { findCause, httpStatusOf, isSwitchyardError, systemErrorCode } from "../errors.js";
+import type { ToolAnnotations } from "@modelcontextprotocol/client";
+import { type Delivery, isSwitchyardError } from "../errors.js";
 
 /** Retries of one call after a failure that is safe to retry. */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -8,52 +8,15 @@ export const DEFAULT_RETRY_BASE_MS = 100;
 /** Longest wait between two tries. */
 export const MAX_RETRY_DELAY_MS = 2_000;
 
-/** HTTP statuses that say "not now" rather than "no": the request did not run. */
-const TRANSIENT_HTTP = new Set([429, 502, 503, 504]);
-/** System errors that mean the request never left. */
-const NEVER_DELIVERED = new Set(["ECONNREFUSED", "EPIPE"]);
-/** JSON-RPC codes servers use for transient trouble (request timeout, session not found). */
-const TRANSIENT_RPC = new Set([-32001]);
-
-/** Why a failed call may or may not be tried again. */
-export type FailureKind =
-  /** The request never left: safe to retry. */
-  | "not_sent"
-  /** The server said try again (429, 502, 503, 504, -32001): the tool did not run. */
-  | "transient"
-  /** The request may have reached the tool: retry only if the tool says repeats are harmless. */
-  | "maybe_ran"
-  /** Not worth another try: bad arguments, a deadline that passed, a cancelled call, a crash. */
-  | "final";
+/** Why a failed call may or may not be tried again: the `delivery` the fleet classified it with. */
+export type FailureKind = Delivery;
 
 /**
- * Sort a failure by whether another try could help and could hurt. A crash during the call is final:
- * the call may be what crashed the server, and retrying a poison pill only burns restarts.
+ * What a failure says about another try, as the fleet classified it where it was caught. Anything
+ * unclassified (a failure of our own, or of the caller) is final.
  */
 export function classifyFailure(error: unknown): FailureKind {
-  if (!isSwitchyardError(error)) return "final";
-  if (
-    [
-      "INVALID_ARGUMENTS",
-      "TIMEOUT",
-      "CANCELLED",
-      "TOOL_NOT_FOUND",
-      "CIRCUIT_OPEN",
-      "QUEUE_FULL",
-      "RESULT_TOO_LARGE",
-    ].includes(error.code)
-  ) {
-    return "final";
-  }
-  if (error.rpcCode !== undefined) return TRANSIENT_RPC.has(error.rpcCode) ? "transient" : "final";
-  const status = httpStatusOf(error);
-  if (status !== undefined) return TRANSIENT_HTTP.has(status) ? "transient" : "final";
-  const sdk = findCause(error, (cause): cause is SdkError => cause instanceof SdkError);
-  if (sdk?.code === SdkErrorCode.NotConnected) return "not_sent";
-  // Refused connections and writes to a closed pipe: the request never reached the server.
-  if (systemErrorCode(error, NEVER_DELIVERED)) return "not_sent";
-  if (error.code === "SERVER_UNAVAILABLE" && sdk?.code === SdkErrorCode.ConnectionClosed) return "final";
-  return "maybe_ran";
+  return isSwitchyardError(error) ? (error.delivery ?? "final") : "final";
 }
 
 /** True when a failure of this kind may be retried for a tool with these annotations. */

@@ -7,9 +7,6 @@ import { Bulkhead } from "./bulkhead.js";
 import { type BreakerState, CircuitBreaker } from "./circuit-breaker.js";
 import { classifyFailure, isRetryable, RetryBudget, retryDelayMs } from "./retry.js";
 
-/** Codes that say the server is unwell (as opposed to the call or the caller): they count against the breaker. */
-const SERVER_FAILURES = new Set(["SERVER_UNAVAILABLE", "TIMEOUT", "SERVER_ERROR"]);
-
 /** A guard's counters, shown by `servers()`. */
 export interface GuardState {
   breaker: BreakerState;
@@ -137,7 +134,7 @@ export class ServerGuard {
     }
   }
 
-  /** One try: success resets the breaker and earns retry budget; a server failure counts against it. */
+  /** One try: success resets the breaker and earns retry budget; a server fault counts against it. */
   async #attempt(plan: CallPlan, signal: AbortSignal | undefined): Promise<CallToolResult> {
     const config = this.#connection.config;
     const remaining = Math.max(1, left(plan));
@@ -151,21 +148,26 @@ export class ServerGuard {
       this.#budget.earn();
       return result;
     } catch (error) {
-      // A server that times out, drops or errors is unwell; a caller who cancels says nothing about it.
-      const code = isSwitchyardError(error) ? error.code : undefined;
-      if (code && (SERVER_FAILURES.has(code) || (code === "CANCELLED" && !plan.callerSignal?.aborted))) {
-        this.#breaker.failure();
-      }
-      throw error;
+      // The fleet said whether the server is to blame; a deadline that passed says it was too slow.
+      const failure = this.#explain(plan, error, signal?.aborted === true);
+      if (isSwitchyardError(failure) && failure.serverFault) this.#breaker.failure(failure.incident);
+      throw failure;
     }
+  }
+
+  /** The server came back after it was lost or failed: whatever the breaker counted is over. */
+  recovered(): void {
+    this.#breaker.reset();
   }
 
   /** Whether a failure is worth another try: safe to repeat, tries left, and budget for it. */
   #shouldRetry(failure: unknown, entry: CatalogEntry, attempt: number): boolean {
     const kind = classifyFailure(failure);
-    // A request that never left costs the server nothing: it does not draw on the budget.
+    // A request that never left costs the server nothing: it does not draw on the budget, and gets
+    // one more try even with retries off (an expired session is renewed that way).
+    const tries = Math.max(this.#connection.config.retry.maxRetries, kind === "not_sent" ? 1 : 0);
     const retry =
-      attempt < this.#connection.config.retry.maxRetries &&
+      attempt < tries &&
       isRetryable(kind, entry.annotations) &&
       (kind === "not_sent" || this.#budget.spend());
     if (retry) this.#retries += 1;
@@ -176,22 +178,26 @@ export class ServerGuard {
     return delay(retryDelayMs(attempt, this.#connection.config.retry.backoffMs), undefined, { signal });
   }
 
-  /** What a failure means for this call: the caller's cancel, the call's deadline, or as thrown. */
+  /**
+   * What a failure means for this call: the caller's cancel, the call's deadline, or as thrown. The
+   * guard owns the deadline, so an abort it caused is a `TIMEOUT` (the server's fault), never the
+   * caller's `CANCELLED`.
+   */
   #explain(plan: CallPlan, error: unknown, deadlinePassed: boolean): unknown {
     const { entry } = plan;
-    const where = { server: entry.server, tool: entry.tool, cause: error };
+    const where = { server: entry.server, tool: entry.tool, cause: error, delivery: "final" as const };
     if (plan.callerSignal?.aborted) {
       return new SwitchyardError(
         "CANCELLED",
         `call to ${entry.tool} on server ${entry.server} was cancelled by the caller`,
-        where,
+        { ...where, serverFault: false },
       );
     }
     if (deadlinePassed || isSwitchyardError(error, "TIMEOUT")) {
       return new SwitchyardError(
         "TIMEOUT",
         `call to ${entry.tool} on server ${entry.server} did not finish within ${plan.limitMs} ms (queueing, restarts and retries included); the server was asked to cancel`,
-        where,
+        { ...where, serverFault: true },
       );
     }
     return error;

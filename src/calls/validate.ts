@@ -73,9 +73,40 @@ function coerce(schema: unknown, value: unknown): unknown {
     properties
   ) {
     const shape = properties as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, coerce(shape[key], item)]));
+    const required = new Set(
+      Array.isArray((schema as { required?: unknown }).required)
+        ? (schema as { required: string[] }).required
+        : [],
+    );
+    return Object.fromEntries(
+      Object.entries(value)
+        // Models send `null` for an optional parameter they mean to leave out: leave it out, unless
+        // the parameter's schema accepts null.
+        .filter(
+          ([key, item]) => !(item === null && !required.has(key) && key in shape && !allowsNull(shape[key])),
+        )
+        .map(([key, item]) => [key, coerce(shape[key], item)]),
+    );
   }
   return value;
+}
+
+/** Whether a property's schema accepts `null` (by `type`, `enum`, `const`, or one of its alternatives). */
+function allowsNull(schema: unknown): boolean {
+  if (typeof schema !== "object" || schema === null) return true; // no schema: anything goes
+  const { type, anyOf, oneOf, enum: values, const: constant } = schema as Record<string, unknown>;
+  if (
+    type === undefined &&
+    anyOf === undefined &&
+    oneOf === undefined &&
+    values === undefined &&
+    !("const" in schema)
+  )
+    return true;
+  if (type === "null" || (Array.isArray(type) && type.includes("null"))) return true;
+  if (Array.isArray(values) && values.includes(null)) return true;
+  if (constant === null && "const" in schema) return true;
+  return [anyOf, oneOf].some((options) => Array.isArray(options) && options.some(allowsNull));
 }
 
 function isNumeric(text: string): boolean {

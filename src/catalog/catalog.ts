@@ -19,6 +19,20 @@ export interface CatalogEntry {
   title?: string;
 }
 
+/**
+ * One change of what the catalog lists: tools of one server added, removed or changed (catalog
+ * names). A server that goes down shows as all its tools removed, one that comes back as added.
+ */
+export interface CatalogChange {
+  /** The catalog's version after the change. */
+  version: number;
+  server: string;
+  added: string[];
+  removed: string[];
+  /** Listed before and after, with a new description, schema or annotations. */
+  changed: string[];
+}
+
 interface ServerRules {
   namespace: string | false;
   allowed: (tool: string) => boolean;
@@ -29,17 +43,43 @@ interface ServerRules {
  * Every tool of the fleet under a unique model-safe name, mapped back to (server, tool) through this
  * table, never by splitting the name. A name, once given, stays with its tool for the catalog's life,
  * across `tools/list_changed` refreshes and server restarts.
+ *
+ * The catalog is live: it lists the tools of the servers that can take calls (ready, or restarting
+ * and keeping their calls waiting), and tells listeners of every change, with a version number.
  */
 export class Catalog {
   readonly #rules = new Map<string, ServerRules>();
   readonly #entries = new Map<string, CatalogEntry>();
   /** `server\0tool` → name: names are reserved even while their tool is gone. */
   readonly #names = new Map<string, string>();
+  /** Servers whose tools are listed. */
+  readonly #listed = new Set<string>();
+  readonly #listeners = new Set<(change: CatalogChange) => void>();
   #version = 0;
 
-  /** Goes up each time any server's tools change. */
+  /** Goes up with each change of what the catalog lists. */
   get version(): number {
     return this.#version;
+  }
+
+  /** Be told of every change; returns the function that stops it. A listener must not throw. */
+  onChange(listener: (change: CatalogChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Whether a server's tools are listed (it can take calls). */
+  isListed(server: string): boolean {
+    return this.#listed.has(server);
+  }
+
+  /** List or unlist a server's tools as it comes up or goes down. */
+  setServerListed(server: string, listed: boolean): void {
+    if (this.#listed.has(server) === listed) return;
+    const before = this.#listedEntries(server);
+    if (listed) this.#listed.add(server);
+    else this.#listed.delete(server);
+    this.#changed(server, before);
   }
 
   constructor(servers: ServerConfig[]) {
@@ -55,19 +95,21 @@ export class Catalog {
   }
 
   /**
-   * Load the tools of several servers at once, in a deterministic order (server name, then tool name),
-   * so that the same fleet always gets the same names.
+   * Load the tools of several servers that are up, at once, in a deterministic order (server name,
+   * then tool name), so that the same fleet always gets the same names; their tools are listed.
    */
   load(toolsByServer: ReadonlyMap<string, readonly Tool[]>): void {
-    for (const server of [...toolsByServer.keys()].sort())
+    for (const server of [...toolsByServer.keys()].sort()) {
       this.setServerTools(server, toolsByServer.get(server)!);
+      this.setServerListed(server, true);
+    }
   }
 
   /** Replace one server's tools; unchanged tools keep their names, new ones get fresh names. */
   setServerTools(server: string, tools: readonly Tool[]): void {
     const rules = this.#rules.get(server);
     if (!rules) throw new Error(`unknown server ${server}`);
-    this.#version += 1;
+    const before = this.#listedEntries(server);
     for (const [name, entry] of this.#entries) if (entry.server === server) this.#entries.delete(name);
 
     const taken = new Set(this.#names.values());
@@ -82,6 +124,28 @@ export class Catalog {
       }
       this.#entries.set(name, toEntry(name, server, tool, rules.descriptions[tool.name]));
     }
+    this.#changed(server, before);
+  }
+
+  #listedEntries(server: string): Map<string, CatalogEntry> {
+    const listed = new Map<string, CatalogEntry>();
+    if (!this.#listed.has(server)) return listed;
+    for (const entry of this.#entries.values()) if (entry.server === server) listed.set(entry.name, entry);
+    return listed;
+  }
+
+  /** Compare what a server had listed with what it lists now, and tell the listeners if it differs. */
+  #changed(server: string, before: Map<string, CatalogEntry>): void {
+    const after = this.#listedEntries(server);
+    const added = [...after.keys()].filter((name) => !before.has(name));
+    const removed = [...before.keys()].filter((name) => !after.has(name));
+    const changed = [...after.keys()].filter(
+      (name) => before.has(name) && !sameEntry(before.get(name)!, after.get(name)!),
+    );
+    if (!added.length && !removed.length && !changed.length) return;
+    this.#version += 1;
+    const change: CatalogChange = { version: this.#version, server, added, removed, changed };
+    for (const listener of this.#listeners) listener(change);
   }
 
   /** The entry for a catalog name, if any. */
@@ -89,15 +153,17 @@ export class Catalog {
     return this.#entries.get(name);
   }
 
-  /** Every entry, sorted by name. */
+  /** Every listed entry (servers that can take calls), sorted by name. */
   entries(): CatalogEntry[] {
-    return [...this.#entries.values()].sort((a, b) => compare(a.name, b.name));
+    return [...this.#entries.values()]
+      .filter((entry) => this.#listed.has(entry.server))
+      .sort((a, b) => compare(a.name, b.name));
   }
 
   /** Catalog names that are closest to `name`, for "did you mean" messages. */
   suggest(name: string, limit = 3): string[] {
     const wanted = name.toLowerCase();
-    const scored = this.entries()
+    const scored = [...this.#entries.values()]
       .map((entry) => ({ name: entry.name, score: similarity(wanted, entry.name.toLowerCase()) }))
       .sort((a, b) => b.score - a.score);
     // Only names about as close as the closest one: a shared prefix alone is not a suggestion.
@@ -121,6 +187,15 @@ function toEntry(name: string, server: string, tool: Tool, override: string | un
   if (tool.annotations) entry.annotations = tool.annotations;
   if (tool.title) entry.title = tool.title;
   return entry;
+}
+
+function sameEntry(a: CatalogEntry, b: CatalogEntry): boolean {
+  return (
+    a.description === b.description &&
+    a.title === b.title &&
+    JSON.stringify([a.inputSchema, a.outputSchema, a.annotations]) ===
+      JSON.stringify([b.inputSchema, b.outputSchema, b.annotations])
+  );
 }
 
 function compare(a: string, b: string): number {

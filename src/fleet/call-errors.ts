@@ -1,9 +1,38 @@
 import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
-import { findCause, messageOf, SwitchyardError, systemErrorCode } from "../errors.js";
+import {
+  type Delivery,
+  type ErrorCode,
+  findCause,
+  httpStatusOf,
+  messageOf,
+  SwitchyardError,
+  systemErrorCode,
+} from "../errors.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio-transport.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
 const INVALID_PARAMS = -32602;
+/** JSON-RPC codes servers use for transient trouble (request timeout, session not found). */
+const TRANSIENT_RPC = new Set([-32001]);
+/** HTTP statuses that say "not now" rather than "no": the request did not run. */
+const TRANSIENT_HTTP = new Set([429, 502, 503, 504]);
+/** HTTP statuses that say the client is not allowed in. */
+const AUTH_HTTP = new Set([401, 403]);
+
+/**
+ * Node's system error codes, in one place, by what they say about a request.
+ * `NEVER_DELIVERED`: it never reached the server. `CONNECTION_DROPPED`: the connection broke, maybe mid-answer.
+ */
+export const NEVER_DELIVERED = new Set(["ECONNREFUSED", "EPIPE"]);
+const CONNECTION_DROPPED = new Set(["ECONNRESET", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+const NETWORK_CODES = new Set([...NEVER_DELIVERED, ...CONNECTION_DROPPED]);
+
+/** SDK errors that mean the connection is gone (or never was). */
+const CONNECTION_LOST = new Set<string>([
+  SdkErrorCode.ConnectionClosed,
+  SdkErrorCode.NotConnected,
+  SdkErrorCode.SendFailed,
+]);
 
 export interface CallErrorContext {
   server: string;
@@ -12,74 +41,192 @@ export interface CallErrorContext {
   signal: AbortSignal | undefined;
   /** Why the server is unavailable, when it is. */
   unavailable: () => string | undefined;
+  /** The life of the server the call went to: failures of one lost connection share it. */
+  incident: string;
 }
 
-/** Turn whatever a tool call threw into a {@link SwitchyardError} that names the server and the tool. */
+/**
+ * Turn whatever a call threw into a {@link SwitchyardError} that names the server and the tool and says,
+ * once and for everyone above, whether the request was sent, whether another try is safe
+ * (`delivery`), whether it counts against the server (`serverFault`), and which incident it belongs to.
+ */
 export function toCallError(error: unknown, context: CallErrorContext): SwitchyardError {
-  const { server, tool, timeoutMs, signal } = context;
-  const where = { server, tool, cause: error };
+  const { server, tool, timeoutMs, signal, incident } = context;
+  const fail = (code: ErrorCode, message: string, delivery: Delivery, serverFault: boolean, more = {}) =>
+    new SwitchyardError(code, message, { server, tool, cause: error, delivery, serverFault, ...more });
   if (error instanceof SwitchyardError) return error;
   if (signal?.aborted) {
-    return new SwitchyardError(
+    return fail(
       "CANCELLED",
       `call to ${tool} on server ${server} was cancelled by the caller`,
-      where,
+      "final",
+      false,
     );
   }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {
-      return new SwitchyardError(
+      return fail(
         "TIMEOUT",
         `call to ${tool} on server ${server} got no answer within ${timeoutMs} ms; the server was asked to cancel (raise timeoutMs for slow tools)`,
-        where,
+        "final",
+        true,
       );
     }
+    const capability = missingCapability(error);
+    if (capability) return capabilityMissing(error, capability, context);
     if (CONNECTION_LOST.has(error.code)) {
       const reason = context.unavailable() ?? messageOf(error);
-      return new SwitchyardError(
+      // A call in flight when its server went away may be what crashed it: retrying a poison pill
+      // only burns restarts. One that never left is safe to send again.
+      const delivery: Delivery =
+        error.code === SdkErrorCode.NotConnected || systemErrorCode(error, NEVER_DELIVERED)
+          ? "not_sent"
+          : error.code === SdkErrorCode.SendFailed
+            ? "maybe_ran"
+            : "final";
+      return fail(
         "SERVER_UNAVAILABLE",
         `server ${server} went away during the call to ${tool}: ${reason}`,
-        where,
+        delivery,
+        true,
+        { incident },
       );
     }
   }
-  if (error instanceof ProtocolError && error.code === RESULT_TOO_LARGE_RPC_CODE) {
-    return new SwitchyardError(
-      "RESULT_TOO_LARGE",
-      `call to ${tool} on server ${server} failed: ${error.message}; ask for less, or raise maxResultBytes`,
-      where,
+  if (error instanceof ProtocolError) {
+    const capability = missingCapability(error);
+    if (capability) return capabilityMissing(error, capability, context);
+    if (error.code === RESULT_TOO_LARGE_RPC_CODE) {
+      return fail(
+        "RESULT_TOO_LARGE",
+        `call to ${tool} on server ${server} failed: ${error.message}; ask for less, or raise maxResultBytes`,
+        "final",
+        false,
+      );
+    }
+    if (isOutputSchemaViolation(error)) {
+      return fail(
+        "INVALID_RESULT",
+        `server ${server} answered the call to ${tool} with a result that breaks the tool's own output schema: ${error.message}. The tool misbehaved; the arguments were not the problem`,
+        "final",
+        false,
+      );
+    }
+    const invalidArguments = error.code === INVALID_PARAMS;
+    return fail(
+      invalidArguments ? "INVALID_ARGUMENTS" : "SERVER_ERROR",
+      `server ${server} rejected the call to ${tool} (JSON-RPC ${error.code}): ${error.message}`,
+      TRANSIENT_RPC.has(error.code) ? "transient" : "final",
+      !invalidArguments,
+      { rpcCode: error.code },
     );
   }
-  if (error instanceof ProtocolError) {
-    const code = error.code === INVALID_PARAMS ? "INVALID_ARGUMENTS" : "SERVER_ERROR";
-    return new SwitchyardError(
-      code,
-      `server ${server} rejected the call to ${tool} (JSON-RPC ${error.code}): ${error.message}`,
-      { ...where, rpcCode: error.code },
+  const status = httpStatusOf(error);
+  if (status !== undefined && AUTH_HTTP.has(status)) {
+    return fail(
+      "AUTH_REQUIRED",
+      `server ${server} refused the call to ${tool} with HTTP ${status}; give it credentials (an Authorization header in its "headers")`,
+      "final",
+      false,
+      { status },
+    );
+  }
+  if (status !== undefined) {
+    return fail(
+      "SERVER_ERROR",
+      `server ${server} failed the call to ${tool} with HTTP ${status}: ${messageOf(error)}`,
+      TRANSIENT_HTTP.has(status) ? "transient" : "final",
+      true,
+      { status },
     );
   }
   if (isNetworkFailure(error)) {
-    return new SwitchyardError(
+    return fail(
       "SERVER_UNAVAILABLE",
       `server ${server} could not be reached for ${tool}: ${messageOf(error)}`,
-      where,
+      systemErrorCode(error, NEVER_DELIVERED) ? "not_sent" : "maybe_ran",
+      true,
+      { incident },
     );
   }
-  return new SwitchyardError(
+  return fail(
     "SERVER_ERROR",
     `call to ${tool} on server ${server} failed: ${messageOf(error)}`,
-    where,
+    "maybe_ran",
+    true,
   );
 }
 
-/** Node's fetch failing below HTTP: refused, reset, or cut off mid-answer. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
-/** SDK errors that mean the connection is gone (or never was). */
-const CONNECTION_LOST = new Set<string>([
-  SdkErrorCode.ConnectionClosed,
-  SdkErrorCode.NotConnected,
-  SdkErrorCode.SendFailed,
-]);
+/** True when an error says the connection is gone: the SDK's closed/not connected/send failed. */
+export function isConnectionLoss(error: unknown): boolean {
+  return error instanceof SdkError && CONNECTION_LOST.has(error.code);
+}
+
+/** True when a request never reached a remote server because it refused the connection. */
+export function isRefused(error: unknown): boolean {
+  return systemErrorCode(error, REFUSED) !== undefined;
+}
+const REFUSED = new Set(["ECONNREFUSED"]);
+
+function capabilityMissing(error: Error, capability: string, context: CallErrorContext): SwitchyardError {
+  const { server, tool } = context;
+  return new SwitchyardError(
+    "CAPABILITY_MISSING",
+    `server ${server} needs ${capability} for ${tool}, which this client does not offer (${error.message}); the tool cannot be used from here`,
+    { server, tool, cause: error, capability, delivery: "final", serverFault: false },
+  );
+}
+
+/**
+ * The capability a server asked for that this client lacks: an `input_required` answer (2026-07-28)
+ * the client cannot fulfil, or a server→client request for elicitation, sampling or roots.
+ */
+function missingCapability(error: SdkError | ProtocolError): string | undefined {
+  if (error instanceof SdkError) {
+    if (
+      error.code === SdkErrorCode.UnsupportedResultType ||
+      error.code === SdkErrorCode.InputRequiredRoundsExceeded
+    ) {
+      return inputKinds(error.data) ?? "input from the user (elicitation, sampling or roots)";
+    }
+    if (
+      error.code === SdkErrorCode.CapabilityNotSupported &&
+      /^Client does not support/.test(error.message)
+    ) {
+      return /(elicitation|sampling|roots)/.exec(error.message)?.[1] ?? "a client capability";
+    }
+    return undefined;
+  }
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  if (required && typeof required === "object") return Object.keys(required).join(", ") || undefined;
+  // A handler-less input request answered by the SDK on the client's behalf.
+  if (
+    /no handler|method not found/i.test(error.message) &&
+    /elicitation|sampling|roots/.test(error.message)
+  ) {
+    return /(elicitation|sampling|roots)/.exec(error.message)?.[1];
+  }
+  return undefined;
+}
+
+/** The kinds of input an `input_required` payload asked for (`elicitation`, `sampling`, `roots`). */
+function inputKinds(data: unknown): string | undefined {
+  const requests = (data as { lastResult?: { inputRequests?: unknown }; inputRequests?: unknown } | undefined)
+    ?.lastResult?.inputRequests;
+  if (!requests || typeof requests !== "object") return undefined;
+  const kinds = new Set<string>();
+  for (const request of Object.values(requests as Record<string, { method?: unknown }>)) {
+    const method = typeof request?.method === "string" ? request.method : "";
+    const kind = /^(elicitation|sampling|roots)/.exec(method)?.[1];
+    if (kind) kinds.add(kind);
+  }
+  return kinds.size ? [...kinds].join(", ") : undefined;
+}
+
+/** The SDK checks `structuredContent` against the tool's `outputSchema` itself and raises these. */
+function isOutputSchemaViolation(error: ProtocolError): boolean {
+  return /output schema|structured content/i.test(error.message);
+}
 
 function isNetworkFailure(error: unknown): boolean {
   return (
@@ -90,9 +237,4 @@ function isNetworkFailure(error: unknown): boolean {
         cause instanceof TypeError && /fetch failed|terminated/.test(cause.message),
     ) !== undefined
   );
-}
-
-/** True when an error says the connection is gone: the SDK's closed/not connected/send failed. */
-export function isConnectionLoss(error: unknown): boolean {
-  return error instanceof SdkError && CONNECTION_LOST.has(error.code);
 }

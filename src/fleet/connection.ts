@@ -1,11 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig, TransportKind } from "../config/schema.js";
-import { httpStatusOf, messageOf, SwitchyardError, systemErrorCode } from "../errors.js";
+import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
-import { toCallError } from "./call-errors.js";
-import { ServerSession } from "./session.js";
+import { isRefused, toCallError } from "./call-errors.js";
+import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
 
 export { CLIENT_INFO } from "./session.js";
 
@@ -31,6 +31,8 @@ export interface ServerState {
   connectMs?: number;
   /** Why the server is `failed` (or was lost), with its last stderr lines when it is a process. */
   error?: string;
+  /** The error code of why the server failed, when it is a known kind (`AUTH_REQUIRED`, …). */
+  errorCode?: ErrorCode;
   /** `serverInfo` from the handshake. */
   serverInfo?: { name: string; version: string };
   /** The server's process id (stdio and launched HTTP servers). */
@@ -45,6 +47,11 @@ export interface ConnectionHooks {
   wire?: WireSink;
   /** The server's tool list changed (after `notifications/tools/list_changed`, or a restart). */
   onToolsChanged?: (server: string, tools: Tool[]) => void;
+  /**
+   * The server's status changed. `recovered` is true when it became ready again after it was lost or
+   * failed (a restart or a reconnect finished the handshake and listed its tools).
+   */
+  onStatus?: (server: string, status: ServerStatus, recovered: boolean) => void;
 }
 
 export interface CallOptions {
@@ -56,8 +63,6 @@ export interface CallOptions {
    */
   maxTotalTimeoutMs?: number;
 }
-
-const REFUSED = new Set(["ECONNREFUSED"]);
 
 /** A server that stayed up this long after a restart starts its restart count again. */
 const STABLE_AFTER_MS = 60_000;
@@ -73,9 +78,14 @@ export class ServerConnection {
   readonly #log: Logger;
   #status: ServerStatus;
   #session: ServerSession | undefined;
+  /** What the server negotiated in its last life: a restart opens with it and does not probe again. */
+  #negotiated: SessionOptions["versionNegotiation"];
   #tools: Tool[] = [];
   #connectMs: number | undefined;
   #error: string | undefined;
+  #errorCode: ErrorCode | undefined;
+  /** Counts the server's lives: failures within one life share an incident. */
+  #generation = 0;
   #noiseReported = false;
   #closing: Promise<void> | undefined;
   #restarts = 0;
@@ -129,6 +139,7 @@ export class ServerConnection {
     if (protocolVersion) state.protocolVersion = protocolVersion;
     if (this.#connectMs !== undefined) state.connectMs = this.#connectMs;
     if (this.#error !== undefined) state.error = this.#error;
+    if (this.#errorCode !== undefined) state.errorCode = this.#errorCode;
     if (serverInfo) state.serverInfo = { name: serverInfo.name, version: serverInfo.version };
     if (pid !== undefined) state.pid = pid;
     return state;
@@ -156,7 +167,7 @@ export class ServerConnection {
    * way; never for a failed, disabled or closed server.
    * @throws SwitchyardError `SERVER_UNAVAILABLE`, or the signal's reason when it aborts first.
    */
-  async whenReady(tool: string, signal?: AbortSignal): Promise<void> {
+  async #ready(tool: string, signal?: AbortSignal): Promise<void> {
     const restart = this.#restartOver;
     if (this.#status === "restarting" && restart) {
       signal?.throwIfAborted();
@@ -173,29 +184,30 @@ export class ServerConnection {
       throw new SwitchyardError(
         "SERVER_UNAVAILABLE",
         `server ${this.name} is ${this.#status}${this.#error ? `: ${this.#error}` : ""}; ${tool} cannot be called`,
-        { server: this.name, tool },
+        { server: this.name, tool, delivery: "final", serverFault: false },
       );
     }
   }
 
   /**
-   * Call one tool by the server's own name, waiting through a restart if one is under way.
+   * Call one tool by the server's own name: exactly one attempt, after waiting through a restart if
+   * one is under way. Retries, deadlines and the breaker belong to the caller (`calls/`); every failure
+   * comes back classified (`delivery`, `serverFault`, `incident`).
    * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `INVALID_ARGUMENTS`,
-   *   `RESULT_TOO_LARGE` or `SERVER_ERROR`.
+   *   `INVALID_RESULT`, `CAPABILITY_MISSING`, `AUTH_REQUIRED`, `RESULT_TOO_LARGE` or `SERVER_ERROR`.
    */
   async callTool(
     tool: string,
     args: Record<string, unknown>,
     options: CallOptions = {},
-    renewedSession = false,
   ): Promise<CallToolResult> {
-    await this.whenReady(tool, options.signal);
+    await this.#ready(tool, options.signal);
     const session = this.#session!;
-    const client = session.client!;
+    const incident = this.#incident();
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > timeoutMs;
     try {
-      return (await client.callTool(
+      return (await session.client!.callTool(
         { name: tool, arguments: args },
         {
           timeout: timeoutMs,
@@ -210,18 +222,18 @@ export class ServerConnection {
         },
       )) as CallToolResult;
     } catch (error) {
-      // An expired Streamable HTTP session: the request never ran. Start a new session and send it again.
-      if (
-        !renewedSession &&
-        session.transportKind === "http" &&
-        httpStatusOf(error) === 404 &&
-        this.#status === "ready"
-      ) {
+      // An expired Streamable HTTP session: the request never ran. A new session starts now, and the
+      // caller's retry (the request was not sent) waits for it.
+      if (session.transportKind === "http" && httpStatusOf(error) === 404 && this.#status === "ready") {
         this.#log.info({}, "the server no longer knows the session (HTTP 404); starting a new one");
         this.#lost(session);
-        return this.callTool(tool, args, options, true);
+        throw new SwitchyardError(
+          "SERVER_UNAVAILABLE",
+          `server ${this.name} no longer knows its session; a new one is being started for ${tool}`,
+          { server: this.name, tool, cause: error, delivery: "not_sent", serverFault: false, incident },
+        );
       }
-      throw this.#callError(error, tool, timeoutMs, options.signal);
+      throw this.#callError(error, tool, timeoutMs, options.signal, incident);
     }
   }
 
@@ -230,18 +242,46 @@ export class ServerConnection {
    * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
    */
   async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
-    await this.whenReady("ping");
+    await this.#ready("ping");
+    const incident = this.#incident();
     try {
       await this.#session!.client!.ping({ timeout: timeoutMs });
     } catch (error) {
-      throw this.#callError(error, "ping", timeoutMs, undefined);
+      throw this.#callError(error, "ping", timeoutMs, undefined, incident);
     }
+  }
+
+  /**
+   * Connect again from scratch: a server that failed (at startup, or after its restarts ran out) — or,
+   * with `failedOnly: false`, a ready one too — gets a new process or session, a handshake and its tool
+   * list. Never throws; disabled and closed servers are left alone.
+   */
+  async reconnect(options: { failedOnly?: boolean; signal?: AbortSignal } = {}): Promise<void> {
+    const failedOnly = options.failedOnly ?? true;
+    if (this.#closing || this.#status === "disabled") return;
+    if (this.#status !== "failed" && (failedOnly || this.#status !== "ready")) return;
+    const wasReady = this.#status === "ready";
+    this.#setStatus("connecting");
+    await this.#session?.close();
+    this.#restartsInRow = 0;
+    this.#error = undefined;
+    this.#errorCode = undefined;
+    const failure = await this.#open(options.signal);
+    if (this.#status !== "connecting") return;
+    if (failure) {
+      this.#fail(failure, `failed to reconnect: ${failure}`);
+      return;
+    }
+    this.#becomeReady(true);
+    this.#log.info({ ms: this.#connectMs, tools: this.#tools.length, wasReady }, "reconnected");
+    this.#hooks.onToolsChanged?.(this.name, this.#tools);
+    this.#startHealthChecks();
   }
 
   /** Stop the server (stdio: stdin, SIGTERM, SIGKILL) and release everything. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      if (this.#status !== "disabled") this.#status = "closed";
+      if (this.#status !== "disabled") this.#setStatus("closed");
       clearInterval(this.#healthTimer);
       this.#lifetime.abort();
       this.#restartDone();
@@ -251,22 +291,34 @@ export class ServerConnection {
   }
 
   async #open(signal?: AbortSignal): Promise<string | undefined> {
-    const session = new ServerSession(this.config, {
-      logger: this.#log,
-      ...(this.#hooks.wire ? { wire: this.#hooks.wire } : {}),
-      onNoise: (line) => this.#noise(line),
-      onToolsChanged: (error, tools) => this.#toolsChanged(session, error, tools),
-      onLost: () => this.#lost(session),
-    });
+    const session = new ServerSession(
+      this.config,
+      {
+        logger: this.#log,
+        ...(this.#hooks.wire ? { wire: this.#hooks.wire } : {}),
+        onNoise: (line) => this.#noise(line),
+        onToolsChanged: (error, tools) => this.#toolsChanged(session, error, tools),
+        onLost: () => this.#lost(session),
+      },
+      this.#negotiated !== undefined ? { versionNegotiation: this.#negotiated } : {},
+    );
     this.#session = session;
+    this.#generation += 1;
     try {
       await session.open(signal);
       this.#tools = session.tools;
       this.#connectMs = session.connectMs;
+      this.#negotiated = negotiationFor(session.client?.getNegotiatedProtocolVersion());
       return undefined;
     } catch (error) {
+      this.#errorCode = isSwitchyardError(error) ? error.code : undefined;
       return messageOf(error);
     }
+  }
+
+  /** The incident a failure in the server's current life belongs to. */
+  #incident(): string {
+    return `${this.name}#${this.#generation}`;
   }
 
   #callError(
@@ -274,17 +326,18 @@ export class ServerConnection {
     tool: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
+    incident: string,
   ): SwitchyardError {
     const failure = toCallError(error, {
       server: this.name,
       tool,
       timeoutMs,
       signal,
+      incident,
       unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
     });
     // A remote HTTP server has no process to watch: a server that refuses connections is lost.
-    if (failure.code === "SERVER_UNAVAILABLE" && this.#session && systemErrorCode(error, REFUSED))
-      this.#lost(this.#session);
+    if (failure.code === "SERVER_UNAVAILABLE" && this.#session && isRefused(error)) this.#lost(this.#session);
     return failure;
   }
 
@@ -300,9 +353,9 @@ export class ServerConnection {
       this.#fail(`${reason}${gaveUp}`, `server lost: ${reason}${gaveUp}`);
       return;
     }
-    this.#status = "restarting";
     this.#error = reason;
     this.#restartOver ??= deferred();
+    this.#setStatus("restarting");
     this.#log.warn({}, `server lost (${reason}); restarting`);
     void this.#restart();
   }
@@ -330,7 +383,8 @@ export class ServerConnection {
       }
       if (!failure) {
         this.#error = undefined;
-        this.#becomeReady();
+        this.#errorCode = undefined;
+        this.#becomeReady(true);
         this.#log.info({ restarts: this.#restarts }, "restarted");
         this.#hooks.onToolsChanged?.(this.name, this.#tools);
         return;
@@ -340,17 +394,23 @@ export class ServerConnection {
     }
   }
 
-  #becomeReady(): void {
-    this.#status = "ready";
+  #becomeReady(recovered = false): void {
     this.#upSince = Date.now();
+    this.#setStatus("ready", recovered);
     this.#restartDone();
   }
 
   #fail(reason: string, logLine: string): void {
-    this.#status = "failed";
     this.#error = reason;
+    this.#setStatus("failed");
     this.#log.warn({}, logLine);
     this.#restartDone();
+  }
+
+  #setStatus(status: ServerStatus, recovered = false): void {
+    if (this.#status === status) return;
+    this.#status = status;
+    this.#hooks.onStatus?.(this.name, status, recovered);
   }
 
   /** Wake the calls waiting for a restart: it is over, one way or the other. */
@@ -361,6 +421,7 @@ export class ServerConnection {
 
   #startHealthChecks(): void {
     const { intervalMs } = this.config.health;
+    clearInterval(this.#healthTimer);
     if (!intervalMs) return;
     this.#healthTimer = setInterval(() => {
       if (this.#status !== "ready") return;

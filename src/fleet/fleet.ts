@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
-import { ServerConnection, type ServerState } from "./connection.js";
+import { type ConnectionHooks, ServerConnection, type ServerState } from "./connection.js";
 
 export interface FleetOptions {
   logger: Logger;
@@ -10,6 +10,7 @@ export interface FleetOptions {
   /** Called as each server settles (ready or failed), for progress displays. */
   onSettled?: (state: ServerState, settled: number, total: number) => void;
   onToolsChanged?: (server: string, tools: Tool[]) => void;
+  onStatus?: ConnectionHooks["onStatus"];
 }
 
 /**
@@ -29,6 +30,7 @@ export class Fleet {
           logger: options.logger,
           ...(options.wire ? { wire: options.wire } : {}),
           ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
+          ...(options.onStatus ? { onStatus: options.onStatus } : {}),
         }),
       ]),
     );

@@ -1,5 +1,9 @@
 import type { Transport } from "@modelcontextprotocol/client";
-import type { WireSink } from "../telemetry/wire-trace.js";
+import { type CallScope, callScope } from "../telemetry/call-scope.js";
+import type { WireRecord, WireSink } from "../telemetry/wire-trace.js";
+
+/** Requests whose answers are still awaited, remembered for their call ids; older ones are forgotten. */
+const MAX_PENDING = 10_000;
 
 /**
  * Wrap a transport so that every JSON-RPC message it carries, both ways, also goes to `sink`.
@@ -7,14 +11,26 @@ import type { WireSink } from "../telemetry/wire-trace.js";
  * transports are recognized by their `pid` and `stderr`).
  */
 export function tapTransport(transport: Transport, server: string, sink: WireSink): Transport {
-  const record = (direction: "to-server" | "from-server", message: unknown) =>
-    sink({ server, direction, time: new Date().toISOString(), message });
+  // The call a request was sent for, by JSON-RPC id, so that its answer names the call too.
+  const pending = new Map<string | number, CallScope>();
+  const record = (direction: "to-server" | "from-server", message: unknown, scope: CallScope | undefined) => {
+    const entry: WireRecord = { server, direction, time: new Date().toISOString(), message };
+    if (scope?.runId !== undefined) entry.runId = scope.runId;
+    if (scope) entry.callId = scope.callId;
+    sink(entry);
+  };
 
   return new Proxy(transport, {
     get(target, property, receiver) {
       if (property === "send") {
         return (message: Parameters<Transport["send"]>[0], options?: Parameters<Transport["send"]>[1]) => {
-          record("to-server", message);
+          const scope = callScope.getStore();
+          const id = requestId(message);
+          if (scope && id !== undefined && "method" in message) {
+            if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+            pending.set(id, scope);
+          }
+          record("to-server", message, scope);
           return target.send(message, options);
         };
       }
@@ -25,7 +41,10 @@ export function tapTransport(transport: Transport, server: string, sink: WireSin
       if (property === "onmessage" && typeof value === "function") {
         const deliver = value as NonNullable<Transport["onmessage"]>;
         target.onmessage = (message, extra) => {
-          record("from-server", message);
+          const id = requestId(message);
+          const scope = id !== undefined && !("method" in message) ? pending.get(id) : undefined;
+          if (scope) pending.delete(id!);
+          record("from-server", message, scope);
           deliver(message, extra);
         };
         return true;
@@ -33,4 +52,9 @@ export function tapTransport(transport: Transport, server: string, sink: WireSin
       return Reflect.set(target, property, value);
     },
   });
+}
+
+function requestId(message: object): string | number | undefined {
+  const id = (message as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : undefined;
 }

@@ -9,6 +9,9 @@ export interface WireRecord {
   direction: WireDirection;
   /** ISO 8601 timestamp. */
   time: string;
+  /** The run and call a request (or its answer) belongs to, when it was made through a call. */
+  runId?: string;
+  callId?: string;
   message: unknown;
 }
 

@@ -1,0 +1,289 @@
+import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
+import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import { callScope } from "../telemetry/call-scope.js";
+import {
+  type CallRecord,
+  elapsedMs,
+  newId,
+  type Observer,
+  type RecordedError,
+  recordedError,
+} from "../telemetry/events.js";
+import type { Logger } from "../telemetry/logger.js";
+import { normalizeResult, type ToolResult } from "./normalize.js";
+import type { ManagedServer } from "./server.js";
+import { validateArguments } from "./validate.js";
+
+/** Options for one call. */
+export interface CallToolOptions {
+  /** Deadline for this call; default: the server's `timeoutMs` (60 s). */
+  timeoutMs?: number;
+  /** Cancels the call: the server is sent `notifications/cancelled`, the call rejects with `CANCELLED`. */
+  signal?: AbortSignal;
+  /** The run this call belongs to (an agent or plan run), for records, events, logs and wire records. */
+  runId?: string;
+  /** The call's id (the model's `tool_call_id`, a plan step's id); default: a new one. */
+  callId?: string;
+  /** The agent step that asked for the call. */
+  step?: number;
+}
+
+/** One call on its way through the pipeline, as interceptors see it. */
+export interface CallContext {
+  readonly id: string;
+  readonly runId?: string;
+  readonly step?: number;
+  /** The catalog name called. */
+  readonly name: string;
+  readonly entry: CatalogEntry;
+  /** The arguments as they will be sent: validated and coerced; an interceptor may replace them. */
+  args: Record<string, unknown>;
+  readonly options: Readonly<CallToolOptions>;
+}
+
+/**
+ * A step of every call, plugged into the pipeline (policy, audit, tracing, the gateway, user code).
+ * Interceptors run in the order they were added: `before` after the arguments are validated and before
+ * anything is sent, `after` on the normalized result, `onError` when the call fails at any stage after
+ * it was resolved.
+ */
+export interface CallInterceptor {
+  /**
+   * Look at a call before it is sent. Throw (a `SwitchyardError`, such as `POLICY_DENIED`) to refuse
+   * it; return an object to send those arguments instead (they are checked against the schema again).
+   */
+  before?(call: CallContext): undefined | Record<string, unknown> | Promise<undefined | Record<string, unknown>>;
+  /** Look at a result; return a result to hand back instead. */
+  after?(call: CallContext, result: ToolResult): undefined | ToolResult | Promise<undefined | ToolResult>;
+  /** The call failed. For observing: the error goes on to the caller as it is. */
+  onError?(call: CallContext, error: SwitchyardError): void;
+}
+
+/** What the pipeline works with. */
+export interface PipelineParts {
+  catalog: Catalog;
+  server(name: string): ManagedServer | undefined;
+  observer: Observer & { readonly size: number };
+  logger: Logger;
+  isClosed(): boolean;
+  /** Enter a call scope around each call (for wire records that name their call). */
+  scopeCalls: boolean;
+}
+
+/**
+ * THE call pipeline, the one way a tool is called — by `Switchyard.callTool`, the agent, plans, the
+ * gateway and adapters alike: resolve → validate → interceptors (policy) → the server's guard (breaker,
+ * bulkhead, one deadline, safe retries) → one attempt at a time on the connection → normalize →
+ * interceptors → record (events, logs).
+ */
+export class CallPipeline {
+  readonly #parts: PipelineParts;
+  readonly #interceptors: CallInterceptor[] = [];
+
+  constructor(parts: PipelineParts) {
+    this.#parts = parts;
+  }
+
+  /** Add an interceptor at the end of the chain; returns the function that removes it. */
+  use(interceptor: CallInterceptor): () => void {
+    this.#interceptors.push(interceptor);
+    return () => {
+      const index = this.#interceptors.indexOf(interceptor);
+      if (index >= 0) this.#interceptors.splice(index, 1);
+    };
+  }
+
+  /**
+   * Call a tool by its catalog name.
+   * @throws SwitchyardError with a code saying what failed, the server and the tool.
+   */
+  async call(name: unknown, args: unknown, options: CallToolOptions = {}): Promise<ToolResult> {
+    checkInput(name, options);
+    const { catalog, observer, logger } = this.#parts;
+    if (this.#parts.isClosed()) {
+      throw new SwitchyardError("CLOSED", `cannot call ${name}: this Switchyard is closed`, { tool: name });
+    }
+    const id = options.callId ?? newId("call");
+    const entry = catalog.get(name);
+    const observed = observer.size > 0;
+    const started = performance.now();
+    if (observed) {
+      observer.onEvent({
+        type: "call_started",
+        id,
+        name,
+        arguments: safeJson(args),
+        ...(options.runId !== undefined ? { runId: options.runId } : {}),
+        ...(options.step !== undefined ? { step: options.step } : {}),
+        ...(entry ? { server: entry.server, tool: entry.tool } : {}),
+      });
+    }
+    const finish = (error: RecordedError | undefined) => {
+      const record: CallRecord = {
+        id,
+        name,
+        ok: error === undefined,
+        ms: elapsedMs(started),
+        ...(options.runId !== undefined ? { runId: options.runId } : {}),
+        ...(entry ? { server: entry.server, tool: entry.tool } : {}),
+        ...(error ? { error } : {}),
+      };
+      logger.debug(
+        {
+          runId: options.runId,
+          callId: id,
+          server: entry?.server,
+          tool: entry?.tool,
+          ms: record.ms,
+          error: error?.code,
+        },
+        error ? "call failed" : "call finished",
+      );
+      if (observed) {
+        observer.onEvent({
+          type: "call_finished",
+          ...record,
+          ...(options.step !== undefined ? { step: options.step } : {}),
+        });
+      }
+    };
+
+    if (!entry) {
+      const failure = this.#notFound(name);
+      finish(recordedError(failure));
+      throw failure;
+    }
+    const call: CallContext = {
+      id,
+      name,
+      entry,
+      args: {},
+      options,
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(options.step !== undefined ? { step: options.step } : {}),
+    };
+    try {
+      const result = this.#parts.scopeCalls
+        ? await callScope.run(
+            { callId: id, ...(options.runId !== undefined ? { runId: options.runId } : {}) },
+            () => this.#run(call, args),
+          )
+        : await this.#run(call, args);
+      finish(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
+      return result;
+    } catch (error) {
+      const failure = isSwitchyardError(error)
+        ? error
+        : new SwitchyardError(
+            "SERVER_ERROR",
+            `call to ${entry.tool} on server ${entry.server} failed: ${messageOf(error)}`,
+            {
+              server: entry.server,
+              tool: entry.tool,
+              cause: error,
+            },
+          );
+      for (const interceptor of this.#interceptors) interceptor.onError?.(call, failure);
+      finish(recordedError(failure));
+      throw failure;
+    }
+  }
+
+  async #run(call: CallContext, args: unknown): Promise<ToolResult> {
+    const { entry } = call;
+    call.args = this.#validate(entry, args);
+    for (const interceptor of this.#interceptors) {
+      const rewritten = await interceptor.before?.(call);
+      if (rewritten) call.args = this.#validate(entry, rewritten);
+    }
+    const server = this.#parts.server(entry.server)!;
+    let result = normalizeResult(
+      await server.call(entry, call.args, {
+        ...(call.options.timeoutMs !== undefined ? { timeoutMs: call.options.timeoutMs } : {}),
+        ...(call.options.signal ? { signal: call.options.signal } : {}),
+      }),
+    );
+    for (const interceptor of this.#interceptors) {
+      const replaced = await interceptor.after?.(call, result);
+      if (replaced) result = replaced;
+    }
+    return result;
+  }
+
+  #validate(entry: CatalogEntry, args: unknown): Record<string, unknown> {
+    const checked = validateArguments(entry.inputSchema, args ?? {});
+    if (checked.ok) return checked.value;
+    throw new SwitchyardError(
+      "INVALID_ARGUMENTS",
+      `invalid arguments for ${entry.name} (tool ${entry.tool} on server ${entry.server}): ${checked.problems.join("; ")}. Expected: ${JSON.stringify(entry.inputSchema)}`,
+      { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
+    );
+  }
+
+  #notFound(name: string): SwitchyardError {
+    const suggestions = this.#parts.catalog.suggest(name);
+    const hint = suggestions.length
+      ? `did you mean ${suggestions.join(", ")}?`
+      : "list the tools to see what there is";
+    return new SwitchyardError("TOOL_NOT_FOUND", `no tool named ${name} in the catalog; ${hint}`, {
+      tool: name,
+      delivery: "final",
+      serverFault: false,
+    });
+  }
+}
+
+/** Refuse what cannot be a call, before anything else: a coded error, never a `TypeError`. */
+function checkInput(name: unknown, options: unknown): asserts name is string {
+  if (typeof name !== "string" || name === "") {
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `a tool name must be a non-empty string (got ${describe(name)}); list the tools to see the names`,
+    );
+  }
+  if (options === null || typeof options !== "object") {
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `call options for ${name} must be an object (got ${describe(options)})`,
+      {
+        tool: name,
+      },
+    );
+  }
+  const { timeoutMs, signal } = options as CallToolOptions;
+  if (
+    timeoutMs !== undefined &&
+    !(typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs))
+  ) {
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `timeoutMs for ${name} must be a number of milliseconds above 0 (got ${describe(timeoutMs)})`,
+      { tool: name },
+    );
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `signal for ${name} must be an AbortSignal (got ${describe(signal)})`,
+      {
+        tool: name,
+      },
+    );
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `"${value}"`;
+  if (typeof value === "number" || typeof value === "boolean") return `${typeof value} ${String(value)}`;
+  return typeof value;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? {}) ?? "";
+  } catch {
+    return String(value);
+  }
+}
