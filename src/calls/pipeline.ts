@@ -52,7 +52,9 @@ export interface CallInterceptor {
    * Look at a call before it is sent. Throw (a `SwitchyardError`, such as `POLICY_DENIED`) to refuse
    * it; return an object to send those arguments instead (they are checked against the schema again).
    */
-  before?(call: CallContext): undefined | Record<string, unknown> | Promise<undefined | Record<string, unknown>>;
+  before?(
+    call: CallContext,
+  ): undefined | Record<string, unknown> | Promise<undefined | Record<string, unknown>>;
   /** Look at a result; return a result to hand back instead. */
   after?(call: CallContext, result: ToolResult): undefined | ToolResult | Promise<undefined | ToolResult>;
   /** The call failed. For observing: the error goes on to the caller as it is. */
