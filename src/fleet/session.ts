@@ -21,8 +21,16 @@ import { tapTransport } from "./tap-transport.js";
 
 /** What Switchyard tells servers about itself. */
 export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
-/** Longest wait for an answer to the `server/discover` version probe before falling back to `initialize`. */
-const MAX_PROBE_MS = 10_000;
+/**
+ * How long a stdio server may leave the `server/discover` version probe unanswered before it is taken
+ * for a legacy server and sent `initialize` (never longer than `connectTimeoutMs`). Servers that ignore
+ * requests before `initialize` cost this much at their first connect; restarts reuse the version the
+ * server negotiated and do not probe. Over HTTP an unanswered probe is an outage (the SDK fails the
+ * connect), so there the probe may take the whole `connectTimeoutMs`.
+ */
+export const STDIO_PROBE_WAIT_MS = 2_000;
+/** The first version of the protocol negotiated with `server/discover` rather than `initialize`. */
+const FIRST_DISCOVER_VERSION = "2026-07-28";
 
 export interface SessionHooks {
   logger: Logger;
@@ -35,6 +43,23 @@ export interface SessionHooks {
   onLost: () => void;
 }
 
+export interface SessionOptions {
+  /**
+   * Replaces the config's `"auto"` negotiation: what the server negotiated in an earlier life (see
+   * {@link negotiationFor}), so that a restart does not probe again.
+   */
+  versionNegotiation?: VersionNegotiation;
+}
+
+/**
+ * The negotiation that reaches `version` again without a probe: `{ pin: version }` for a revision
+ * negotiated with `server/discover` (2026-07-28 and later), `"legacy"` for an older one.
+ */
+export function negotiationFor(version: string | undefined): VersionNegotiation | undefined {
+  if (version === undefined) return undefined;
+  return version >= FIRST_DISCOVER_VERSION ? { pin: version } : "legacy";
+}
+
 /**
  * One life of a server: its process (if any), transport, MCP client, handshake and tool list. A
  * connection opens a new session to restart a server; a session is never reused once closed.
@@ -42,6 +67,7 @@ export interface SessionHooks {
 export class ServerSession {
   readonly #config: ServerConfig;
   readonly #hooks: SessionHooks;
+  readonly #negotiation: VersionNegotiation;
   /** The last HTTP 401/403 the server answered during this session's connect attempt, if any. */
   #refusal: { status: number; challenge?: string } | undefined;
   #client: Client | undefined;
@@ -51,10 +77,14 @@ export class ServerSession {
   tools: Tool[] = [];
   connectMs: number | undefined;
 
-  constructor(config: ServerConfig, hooks: SessionHooks) {
+  constructor(config: ServerConfig, hooks: SessionHooks, options: SessionOptions = {}) {
     this.#config = config;
     this.#hooks = hooks;
     this.#kind = config.transport;
+    this.#negotiation =
+      config.versionNegotiation === "auto"
+        ? (options.versionNegotiation ?? "auto")
+        : config.versionNegotiation;
   }
 
   get client(): Client | undefined {
@@ -113,13 +143,20 @@ export class ServerSession {
 
   async #establish(signal: AbortSignal): Promise<void> {
     if (this.#config.transport === "stdio") {
+      const started = performance.now();
       try {
         return await this.#connectWith(this.#stdioTransport(), "stdio", signal);
       } catch (error) {
         // Some servers exit on any request before `initialize`, such as the version probe: start them
-        // again and skip the probe. Everyone else pays nothing for probing (it runs in place).
-        if (!(this.#config.versionNegotiation === "auto" && isProbeCutShort(error)) || signal.aborted)
-          throw error;
+        // again and skip the probe. Everyone else pays nothing for probing (it runs in place). A server
+        // slow to read its stdin may only meet the probe after the probe's wait, when `initialize` is
+        // already on its way: it exits then, and is started again the same way.
+        const exitedOnProbe =
+          isProbeCutShort(error) ||
+          (this.#process?.exitInfo !== undefined &&
+            isLost(error) &&
+            performance.now() - started >= this.#probeWaitMs("stdio"));
+        if (!(this.#negotiation === "auto" && exitedOnProbe) || signal.aborted) throw error;
         this.#hooks.logger.info(
           {},
           "the server closed during the version probe; restarting it with a plain initialize",
@@ -163,15 +200,12 @@ export class ServerSession {
     transport: Transport,
     kind: TransportKind,
     signal: AbortSignal,
-    mode: VersionNegotiation = this.#config.versionNegotiation,
+    mode: VersionNegotiation = this.#negotiation,
   ): Promise<void> {
     this.#kind = kind;
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
-      versionNegotiation: {
-        mode,
-        probe: { timeoutMs: Math.min(this.#config.connectTimeoutMs, MAX_PROBE_MS) },
-      },
+      versionNegotiation: { mode, probe: { timeoutMs: this.#probeWaitMs(kind) } },
       listChanged: { tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) } },
     });
     this.#client = client;
@@ -179,6 +213,16 @@ export class ServerSession {
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);
     await client.connect(wired, { signal, timeout: this.#config.connectTimeoutMs });
+  }
+
+  /**
+   * How long the `server/discover` probe may go unanswered. On stdio silence means a legacy server,
+   * and the SDK falls back to `initialize`: a short wait. Over HTTP the SDK fails the connect instead,
+   * so the probe keeps the whole connect budget.
+   */
+  #probeWaitMs(kind: TransportKind): number {
+    const { connectTimeoutMs } = this.#config;
+    return kind === "stdio" ? Math.min(connectTimeoutMs, STDIO_PROBE_WAIT_MS) : connectTimeoutMs;
   }
 
   #stdioTransport(): StdioTransport {
