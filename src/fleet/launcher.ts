@@ -16,8 +16,9 @@ export interface LaunchedServer {
 /**
  * Start the process of a `url` server that carries `command` (a local HTTP server with no second
  * terminal): pick a free loopback port for `{{port}}`, spawn, and wait until the URL's port accepts
- * connections. On failure the process is stopped before this rejects.
- * @throws Error when the process cannot start, exits first, or the signal aborts.
+ * connections. A fixed port (no `{{port}}` in the url) must be free before the spawn: whatever listens
+ * there is not the server about to start. On failure the process is stopped before this rejects.
+ * @throws Error when a fixed port is taken, the process cannot start, exits first, or the signal aborts.
  */
 export async function launchHttpServer(
   config: ServerConfig,
@@ -29,6 +30,11 @@ export async function launchHttpServer(
   const port = needsPort ? String(await freePort()) : "";
   const fill = (text: string) => text.replaceAll(PORT_PLACEHOLDER, port);
   const url = new URL(fill(config.url!));
+  if (!config.url!.includes(PORT_PLACEHOLDER) && (await accepts(...hostAndPort(url)))) {
+    throw new Error(
+      `port ${hostAndPort(url)[1]} of ${url} is already in use by another process; stop it or use ${PORT_PLACEHOLDER}`,
+    );
+  }
   const process = new ServerProcess({
     command: config.command!,
     args: config.args.map(fill),
@@ -62,18 +68,25 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The host (without IPv6 brackets) and port a URL points at. */
+function hostAndPort(url: URL): [string, number] {
+  return [url.hostname.replace(/^\[|\]$/g, ""), Number(url.port || (url.protocol === "https:" ? 443 : 80))];
+}
+
 async function waitForPort(url: URL, process: ServerProcess, signal: AbortSignal): Promise<void> {
-  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  while (!(await accepts(host, port))) {
+  for (;;) {
+    const listening = await accepts(...hostAndPort(url));
+    // Gone is gone, even if something answers on the port: that is not the server.
     if (process.exitInfo) {
       await process.stop(); // let its pipes drain, so that its last words are in the tail
       const tail = process.outputTail.slice(-5);
       const output = tail.length ? `; output: ${tail.join(" | ")}` : "";
-      throw new Error(
-        `the server process exited (${process.describeExit()}) before ${url} accepted connections${output}`,
-      );
+      const what = listening
+        ? `while starting; what accepts connections at ${url} is another process`
+        : `before ${url} accepted connections`;
+      throw new Error(`the server process exited (${process.describeExit()}) ${what}${output}`);
     }
+    if (listening) return;
     signal.throwIfAborted();
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
