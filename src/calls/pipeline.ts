@@ -49,8 +49,9 @@ export interface CallContext {
  */
 export interface CallInterceptor {
   /**
-   * Look at a call before it is sent. Throw (a `SwitchyardError`, such as `POLICY_DENIED`) to refuse
-   * it; return an object to send those arguments instead (they are checked against the schema again).
+   * Look at a call before it is sent. Throw to refuse it: a `SwitchyardError` goes to the caller as it
+   * is, anything else as `POLICY_DENIED` with its message. Return an object to send those arguments
+   * instead (they are checked against the schema again).
    */
   before?(
     call: CallContext,
@@ -195,7 +196,18 @@ export class CallPipeline {
     const { entry } = call;
     call.args = this.#validate(entry, args);
     for (const interceptor of this.#interceptors) {
-      const rewritten = await interceptor.before?.(call);
+      let rewritten: Record<string, unknown> | undefined;
+      try {
+        rewritten = await interceptor.before?.(call);
+      } catch (error) {
+        throw isSwitchyardError(error)
+          ? error
+          : new SwitchyardError(
+              "POLICY_DENIED",
+              `call to ${entry.tool} on server ${entry.server} was refused: ${messageOf(error)}`,
+              { server: entry.server, tool: entry.tool, cause: error, delivery: "final", serverFault: false },
+            );
+      }
       if (rewritten) call.args = this.#validate(entry, rewritten);
     }
     const server = this.#parts.server(entry.server)!;
