@@ -47,7 +47,6 @@ describe("version negotiation (auto)", () => {
     expect(restartMs).toBeLessThan(1_500);
     expect(yard.servers()[0]!.protocolVersion).toBe("2025-11-25");
     expect((await yard.callTool("quiet_echo", { text: "back" })).text).toBe("back");
-    console.info(`ignoring server: connect ${Math.round(connectMs)} ms, restart ${Math.round(restartMs)} ms`);
   });
 
   it("restarts a 2026-07-28 server on the revision it negotiated", async () => {
