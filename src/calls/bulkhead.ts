@@ -1,7 +1,7 @@
+import { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 
-/** Waiting calls a server's queue holds before it refuses more. */
-export const DEFAULT_MAX_QUEUE = 256;
+export { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
 
 /**
  * At most `limit` calls in flight; the rest wait in a FIFO queue of at most `maxQueue`. A waiting call

@@ -1,16 +1,9 @@
+export * from "./defaults.js";
 export {
-  DEFAULT_CONFIG_FILES,
   findConfigFile,
   loadConfigFile,
   type ResolveOptions,
   resolveConfig,
 } from "./load.js";
-export {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_MAX_CONCURRENCY,
-  type ServerConfig,
-  type SwitchyardConfig,
-  type TransportKind,
-  type VersionNegotiation,
-} from "./schema.js";
+export type { ServerConfig, SwitchyardConfig, VersionNegotiation } from "./schema.js";
+export * from "./vocabulary.js";

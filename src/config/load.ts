@@ -1,41 +1,34 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { DEFAULT_MAX_QUEUE } from "../calls/bulkhead.js";
-import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BASE_MS } from "../calls/retry.js";
 import { SwitchyardError } from "../errors.js";
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../fleet/stdio-transport.js";
 import { parseYaml } from "../lazy-require.js";
+import {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_CONFIG_FILES,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_HEALTH,
+  DEFAULT_MAX_CONCURRENCY,
+  DEFAULT_MAX_QUEUE,
+  DEFAULT_MAX_RESULT_BYTES,
+  DEFAULT_RESTART,
+  DEFAULT_RETRY,
+  DEFAULT_VERSION_NEGOTIATION,
+} from "./defaults.js";
 import { interpolateEnv } from "./interpolate.js";
 import {
   configFileSchema,
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_MAX_CONCURRENCY,
   type ServerConfig,
   type ServerEntry,
   type SwitchyardConfig,
   serverEntrySchema,
-  type TransportKind,
 } from "./schema.js";
+import { isOneOf, TRANSPORT_ALIASES, TRANSPORT_KINDS, type TransportKind } from "./vocabulary.js";
 
-/** Names tried, in order, in the working directory when no config is named. */
-export const DEFAULT_CONFIG_FILES = [
-  "switchyard.config.json",
-  "switchyard.config.yaml",
-  "switchyard.config.yml",
-];
+// Once defined here; re-exported for the old import path.
+export { DEFAULT_CONFIG_FILES } from "./defaults.js";
 
-/**
- * Probe for the 2026-07-28 revision with `server/discover`, falling back to `initialize`. Measured on
- * stdio and HTTP servers old and new: no connect-time cost we could see (the probe runs in place, no
- * extra process), and SDK v2 servers get the stateless revision.
- */
-const DEFAULT_VERSION_NEGOTIATION = "auto";
-/** How long a health ping may take. */
-const DEFAULT_PING_TIMEOUT_MS = 5_000;
-const DEFAULT_RESTART = { maxRestarts: 3, backoffMs: 500 };
-const DEFAULT_CIRCUIT_BREAKER = { failureThreshold: 5, cooldownMs: 30_000 };
 const KNOWN_SERVER_KEYS = new Set(Object.keys(serverEntrySchema.shape));
 const KNOWN_TOP_KEYS = new Set(Object.keys(configFileSchema.shape));
 
@@ -180,11 +173,23 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     connectTimeoutMs: entry.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     maxConcurrency: entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     maxQueue: entry.maxQueue ?? DEFAULT_MAX_QUEUE,
-    maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    retry: { maxRetries: DEFAULT_MAX_RETRIES, backoffMs: DEFAULT_RETRY_BASE_MS, ...entry.retry },
-    health: { intervalMs: 0, timeoutMs: DEFAULT_PING_TIMEOUT_MS, ...entry.health },
-    restart: { ...DEFAULT_RESTART, ...entry.restart },
-    circuitBreaker: { ...DEFAULT_CIRCUIT_BREAKER, ...entry.circuitBreaker },
+    maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    retry: {
+      maxRetries: entry.retry?.maxRetries ?? DEFAULT_RETRY.maxRetries,
+      backoffMs: entry.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
+    },
+    health: {
+      intervalMs: entry.health?.intervalMs ?? DEFAULT_HEALTH.intervalMs,
+      timeoutMs: entry.health?.timeoutMs ?? DEFAULT_HEALTH.timeoutMs,
+    },
+    restart: {
+      maxRestarts: entry.restart?.maxRestarts ?? DEFAULT_RESTART.maxRestarts,
+      backoffMs: entry.restart?.backoffMs ?? DEFAULT_RESTART.backoffMs,
+    },
+    circuitBreaker: {
+      failureThreshold: entry.circuitBreaker?.failureThreshold ?? DEFAULT_CIRCUIT_BREAKER.failureThreshold,
+      cooldownMs: entry.circuitBreaker?.cooldownMs ?? DEFAULT_CIRCUIT_BREAKER.cooldownMs,
+    },
     versionNegotiation: entry.versionNegotiation ?? DEFAULT_VERSION_NEGOTIATION,
     disabled: entry.disabled ?? false,
   };
@@ -208,7 +213,8 @@ function chooseTransport(entry: ServerEntry, at: string[]): { kind: TransportKin
 }
 
 function normalizeType(type: ServerEntry["type"]): TransportKind | undefined {
-  return type === "streamable-http" || type === "streamableHttp" ? "http" : type;
+  if (type === undefined || isOneOf(TRANSPORT_KINDS, type)) return type;
+  return TRANSPORT_ALIASES[type];
 }
 
 function check<S extends z.ZodType>(schema: S, value: unknown, at: string[]): z.infer<S> {

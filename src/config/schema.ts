@@ -1,11 +1,20 @@
 import { z } from "zod";
+import {
+  quotedList,
+  STRATEGY_NAMES,
+  TRANSPORT_KINDS,
+  TRANSPORT_TYPES,
+  type TransportKind,
+  VERSION_NEGOTIATION_MODES,
+} from "./vocabulary.js";
 
-/** Per-call deadline when a server sets none. */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-/** How long a server may take from spawn/request to a finished handshake. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** Calls in flight to one server; more wait in a queue. */
-export const DEFAULT_MAX_CONCURRENCY = 8;
+// The defaults once lived here; they are in defaults.ts now, re-exported for the old import path.
+export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_CONCURRENCY,
+} from "./defaults.js";
+export type { TransportKind } from "./vocabulary.js";
 
 const stringArray = z.custom<string[]>(
   (value) => Array.isArray(value) && value.every((item) => typeof item === "string"),
@@ -30,10 +39,12 @@ const nonNegativeInt = z
 
 const versionNegotiation = z.union(
   [
-    z.enum(["legacy", "auto"]),
+    z.enum(VERSION_NEGOTIATION_MODES),
     z.strictObject({ pin: z.string({ error: "expected a protocol version string" }) }),
   ],
-  { error: 'expected "legacy", "auto" or { "pin": "<protocol version>" }' },
+  {
+    error: `expected ${VERSION_NEGOTIATION_MODES.map((mode) => `"${mode}"`).join(", ")} or { "pin": "<protocol version>" }`,
+  },
 );
 
 /** The keys Switchyard understands on one server entry; anything else is warned about and ignored. */
@@ -52,12 +63,8 @@ export const serverEntrySchema = z.object({
     })
     .optional(),
   headers: stringMap.optional(),
-  transport: z.enum(["stdio", "http", "sse"], { error: 'expected "stdio", "http" or "sse"' }).optional(),
-  type: z
-    .enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"], {
-      error: 'expected "stdio", "http" or "sse"',
-    })
-    .optional(),
+  transport: z.enum(TRANSPORT_KINDS, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
+  type: z.enum(TRANSPORT_TYPES, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
   namespace: z
     .union([z.string().min(1), z.literal(false)], {
       error: "expected a non-empty string, or false for no prefix",
@@ -118,11 +125,7 @@ export const routingSchema = z.strictObject({
   topK: positiveInt.optional(),
   offerAllUpTo: nonNegativeInt.optional(),
   pinned: stringArray.optional(),
-  strategy: z
-    .enum(["lexical", "two-stage", "embedding", "hybrid", "plain-bm25"], {
-      error: 'expected "lexical", "two-stage", "embedding", "hybrid" or "plain-bm25"',
-    })
-    .optional(),
+  strategy: z.enum(STRATEGY_NAMES, { error: `expected ${quotedList(STRATEGY_NAMES)}` }).optional(),
   embeddings: z
     .strictObject({
       baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }),
@@ -142,9 +145,6 @@ export const configFileSchema = z.object({
 });
 
 export type VersionNegotiation = z.infer<typeof versionNegotiation>;
-
-/** How a server is reached once the config is resolved. */
-export type TransportKind = "stdio" | "http" | "sse";
 
 /** One server, resolved: defaults filled, paths absolute, transport chosen. */
 export interface ServerConfig {

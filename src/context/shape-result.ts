@@ -1,5 +1,6 @@
-/** Characters of one tool result the model sees before it is cut (about 2,000 tokens). */
-export const DEFAULT_RESULT_BUDGET_CHARS = 8_000;
+import { DEFAULT_RESULT_BUDGET_CHARS } from "../config/defaults.js";
+
+export { DEFAULT_RESULT_BUDGET_CHARS } from "../config/defaults.js";
 
 /** How a tool call ended, as the model is told in the anchor line. */
 export type CallOutcome =
@@ -26,6 +27,7 @@ export const defaultAnchor: AnchorFormat = ({ tool, outcome }) =>
 
 export interface ShapeOptions extends AnchorInfo {
   text: string;
+  /** Default {@link DEFAULT_RESULT_BUDGET_CHARS}. */
   budgetChars?: number;
   anchor?: AnchorFormat | false;
 }

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
 import { trackProcessGroup, untrackProcessGroup } from "./process-groups.js";
 
-/** How long a server gets to exit after its stdin is closed, then again after SIGTERM. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 1_000;
+export { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
 /** Lines of output kept for error reports. */
 export const OUTPUT_TAIL_LINES = 40;
 

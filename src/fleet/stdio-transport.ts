@@ -1,8 +1,7 @@
 import { type JSONRPCMessage, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
+import { DEFAULT_MAX_RESULT_BYTES } from "../config/defaults.js";
 import { ServerProcess, type ServerProcessOptions } from "./server-process.js";
 
-/** Largest single message accepted from a server before it is dropped (stdout line, bytes). */
-export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 /**
  * The JSON-RPC error code of the answer Switchyard makes up for a response it dropped for its size
  * (in the range JSON-RPC leaves to implementations).
@@ -13,6 +12,7 @@ const ID_WINDOW_CHARS = 256;
 
 export interface StdioTransportOptions
   extends Pick<ServerProcessOptions, "command" | "args" | "env" | "cwd" | "shutdownGraceMs" | "onExit"> {
+  /** Largest single message accepted (one stdout line, bytes); default {@link DEFAULT_MAX_RESULT_BYTES}. */
   maxMessageBytes?: number;
   /** Called with every stdout line that is not a JSON-RPC message. */
   onNoise?: (line: string) => void;
@@ -41,7 +41,7 @@ export class StdioTransport implements Transport {
 
   constructor(options: StdioTransportOptions) {
     const { maxMessageBytes, onNoise, onStderr, ...spawnOptions } = options;
-    this.#maxMessageBytes = maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#maxMessageBytes = maxMessageBytes ?? DEFAULT_MAX_RESULT_BYTES;
     this.#onNoise = onNoise;
     this.#process = new ServerProcess({
       ...spawnOptions,

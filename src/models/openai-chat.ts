@@ -1,15 +1,20 @@
 import { setTimeout as delay } from "node:timers/promises";
+import {
+  DEFAULT_MODEL_MAX_RETRIES,
+  DEFAULT_MODEL_MAX_RETRY_DELAY_MS,
+  DEFAULT_MODEL_RETRY_BASE_MS,
+  DEFAULT_MODEL_TIMEOUT_MS,
+} from "../config/defaults.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelRequest, ModelResponse, ToolCall } from "./model.js";
 import { readServerSentEvents } from "./sse.js";
 
-/** How long one model request may take, retries excluded. */
-export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
-/** Retries after a 429, a 5xx or a dropped connection. */
-export const DEFAULT_MODEL_MAX_RETRIES = 3;
-/** First retry delay; it doubles each time, with jitter, up to {@link MAX_RETRY_DELAY_MS}. */
-export const DEFAULT_RETRY_BASE_MS = 500;
-const MAX_RETRY_DELAY_MS = 10_000;
+export {
+  DEFAULT_MODEL_MAX_RETRIES,
+  DEFAULT_MODEL_MAX_RETRY_DELAY_MS,
+  DEFAULT_MODEL_RETRY_BASE_MS,
+  DEFAULT_MODEL_TIMEOUT_MS,
+} from "../config/defaults.js";
 
 export interface OpenAIChatModelOptions {
   /** The server's base URL, up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1` for Ollama). */
@@ -20,8 +25,11 @@ export interface OpenAIChatModelOptions {
   apiKey?: string;
   /** Stream the answer (server-sent events); default false. */
   stream?: boolean;
+  /** Deadline of one request, retries excluded; default {@link DEFAULT_MODEL_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /** Retries after a 429, a 5xx or a dropped connection; default {@link DEFAULT_MODEL_MAX_RETRIES}. */
   maxRetries?: number;
+  /** First retry delay, doubled each time; default {@link DEFAULT_MODEL_RETRY_BASE_MS}. */
   retryBaseMs?: number;
   /** Extra request headers. */
   headers?: Record<string, string>;
@@ -141,9 +149,9 @@ export class OpenAIChatModel implements ModelProvider {
   }
 
   #retryDelay(attempt: number, retryAfterMs: number | undefined): number {
-    const base = (this.#options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS) * 2 ** attempt;
+    const base = (this.#options.retryBaseMs ?? DEFAULT_MODEL_RETRY_BASE_MS) * 2 ** attempt;
     const jittered = base / 2 + Math.random() * (base / 2);
-    return Math.min(retryAfterMs ?? jittered, MAX_RETRY_DELAY_MS);
+    return Math.min(retryAfterMs ?? jittered, DEFAULT_MODEL_MAX_RETRY_DELAY_MS);
   }
 
   #error(what: string, details: { status?: number; cause?: unknown }): SwitchyardError {

@@ -1,17 +1,17 @@
+import { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import type { ModelProvider } from "./model.js";
 import { OpenAIChatModel, type OpenAIChatModelOptions } from "./openai-chat.js";
 
-/** OpenAI's endpoint, used when an API key is set without a base URL. */
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
-/** The model asked for on OpenAI's endpoint when none is named. */
-export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+export { DEFAULT_OPENAI_BASE_URL, DEFAULT_OPENAI_MODEL } from "../config/defaults.js";
+/** OpenAI's endpoint, used when an API key is set without a base URL (the older name). */
+export const OPENAI_BASE_URL = DEFAULT_OPENAI_BASE_URL;
 
 /** The config file's `model` section. */
 export interface ModelSection {
-  baseURL?: string;
-  apiKey?: string;
-  name?: string;
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
+  name?: string | undefined;
 }
 
 export interface ResolveModelOptions {
@@ -44,9 +44,9 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelProvider {
   if (!section.baseURL && !section.apiKey) {
     throw new SwitchyardError("MODEL_NOT_CONFIGURED", `no model is configured: ${HOW_TO_CONFIGURE_MODEL}`);
   }
-  const baseURL = section.baseURL ?? OPENAI_BASE_URL;
+  const baseURL = section.baseURL ?? DEFAULT_OPENAI_BASE_URL;
   const name =
-    options.name ?? section.name ?? (baseURL === OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined);
+    options.name ?? section.name ?? (baseURL === DEFAULT_OPENAI_BASE_URL ? DEFAULT_OPENAI_MODEL : undefined);
   if (!name) {
     throw new SwitchyardError(
       "MODEL_NOT_CONFIGURED",

@@ -1,7 +1,6 @@
-/** BM25's term-frequency saturation: how quickly repeats of a term stop adding to a score. */
-export const DEFAULT_BM25_K1 = 1.2;
-/** BM25's length normalization: 0 ignores field length, 1 divides fully by it. */
-export const DEFAULT_BM25_B = 0.75;
+import { DEFAULT_BM25_B, DEFAULT_BM25_K1 } from "../config/defaults.js";
+
+export { DEFAULT_BM25_B, DEFAULT_BM25_K1 } from "../config/defaults.js";
 
 /** How one field counts in a {@link Bm25Index}. */
 export interface FieldSetting {

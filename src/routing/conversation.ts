@@ -1,3 +1,8 @@
+import {
+  DEFAULT_EARLIER_USER_MESSAGE_WEIGHT,
+  DEFAULT_OTHER_MESSAGE_WEIGHT,
+  DEFAULT_USED_TOOL_WEIGHT,
+} from "../config/defaults.js";
 import type { QueryPart, RoutingQuery } from "./query.js";
 
 /** What the router sees of a conversation when it picks tools for the next model step. */
@@ -14,20 +19,19 @@ export interface Conversation {
 
 /** How much the parts of a conversation weigh beside the latest user message (weight 1). */
 export interface ConversationWeights {
-  /** Each earlier user message; default {@link EARLIER_USER_MESSAGE_WEIGHT}. */
+  /** Each earlier user message; default {@link DEFAULT_EARLIER_USER_MESSAGE_WEIGHT}. */
   earlierUserMessage?: number;
-  /** Each assistant or tool message; default {@link OTHER_MESSAGE_WEIGHT}. */
+  /** Each assistant or tool message; default {@link DEFAULT_OTHER_MESSAGE_WEIGHT}. */
   otherMessage?: number;
-  /** The text of each tool already used; default {@link USED_TOOL_WEIGHT}. */
+  /** The text of each tool already used; default {@link DEFAULT_USED_TOOL_WEIGHT}. */
   usedTool?: number;
 }
 
-/** Weight of an earlier user message: it sets the topic, the latest one says what is wanted now. */
-export const EARLIER_USER_MESSAGE_WEIGHT = 0.5;
-/** Weight of an assistant or tool message: context, often long, rarely naming the next need. */
-export const OTHER_MESSAGE_WEIGHT = 0.2;
-/** Weight of a used tool's name: its siblings are likely next ("step 1 of 3", "…_B" after "…_A"). */
-export const USED_TOOL_WEIGHT = 0.2;
+export {
+  DEFAULT_EARLIER_USER_MESSAGE_WEIGHT,
+  DEFAULT_OTHER_MESSAGE_WEIGHT,
+  DEFAULT_USED_TOOL_WEIGHT,
+} from "../config/defaults.js";
 
 /**
  * The routing query of a conversation: the latest user message, with earlier messages and the names
@@ -42,11 +46,11 @@ export function conversationQuery(
   const add = (texts: readonly string[] | undefined, weight: number) => {
     for (const text of texts ?? []) if (text.trim()) context.push({ text, weight });
   };
-  add(conversation.earlierUserMessages, weights.earlierUserMessage ?? EARLIER_USER_MESSAGE_WEIGHT);
-  add(conversation.otherMessages, weights.otherMessage ?? OTHER_MESSAGE_WEIGHT);
+  add(conversation.earlierUserMessages, weights.earlierUserMessage ?? DEFAULT_EARLIER_USER_MESSAGE_WEIGHT);
+  add(conversation.otherMessages, weights.otherMessage ?? DEFAULT_OTHER_MESSAGE_WEIGHT);
   add(
     conversation.usedToolNames?.map((id) => options.toolText?.(id) ?? id),
-    weights.usedTool ?? USED_TOOL_WEIGHT,
+    weights.usedTool ?? DEFAULT_USED_TOOL_WEIGHT,
   );
   return context.length > 0
     ? { text: conversation.latestUserMessage, context }

@@ -1,3 +1,5 @@
+import { DEFAULT_ROUTING_STRATEGY } from "../config/defaults.js";
+import { STRATEGY_NAMES, type StrategyName } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
 import { EmbeddingsClient, type EmbeddingsClientOptions } from "./embeddings-client.js";
 import { EmbeddingStrategy } from "./strategies/embedding.js";
@@ -7,15 +9,12 @@ import { PlainBm25Strategy } from "./strategies/plain-bm25.js";
 import { TwoStageStrategy } from "./strategies/two-stage.js";
 import type { RoutingStrategy } from "./strategy.js";
 
-/** The strategies that can be named in options and on the command line. */
-export const STRATEGY_NAMES = ["lexical", "two-stage", "embedding", "hybrid", "plain-bm25"] as const;
-
-/** A strategy by name. */
-export type StrategyName = (typeof STRATEGY_NAMES)[number];
+// The vocabulary lives in config/ (the config file names strategies too); re-exported here.
+export { STRATEGY_NAMES, type StrategyName } from "../config/vocabulary.js";
 
 /** A routing strategy described as data (for config files and CLI flags). */
 export interface StrategySpec {
-  /** Default `lexical`; `hybrid` fuses lexical and embedding rankings. */
+  /** Default {@link DEFAULT_ROUTING_STRATEGY} (`lexical`); `hybrid` fuses lexical and embedding rankings. */
   strategy?: StrategyName;
   /** Options of the lexical ranking (also inside `two-stage` and `hybrid`). */
   lexical?: LexicalOptions;
@@ -33,7 +32,7 @@ export interface StrategySpec {
  *   embeddings endpoint (`baseURL` and `model`).
  */
 export function createStrategy(spec: StrategySpec = {}): RoutingStrategy {
-  const name = spec.strategy ?? "lexical";
+  const name = spec.strategy ?? DEFAULT_ROUTING_STRATEGY;
   const lexical = () => new LexicalStrategy(spec.lexical);
   const embedding = () => {
     if (!spec.embeddings?.baseURL || !spec.embeddings.model)

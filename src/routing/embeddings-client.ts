@@ -1,18 +1,22 @@
 import { createHash } from "node:crypto";
+import {
+  DEFAULT_EMBEDDING_BATCH_SIZE,
+  DEFAULT_EMBEDDING_TIMEOUT_MS,
+  DEFAULT_MAX_CACHED_VECTORS,
+} from "../config/defaults.js";
 
-/** Texts sent per `/embeddings` request. */
-export const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
-/** Deadline of one `/embeddings` request. */
-export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
-/** Vectors a client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
-export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
+export {
+  DEFAULT_EMBEDDING_BATCH_SIZE,
+  DEFAULT_EMBEDDING_TIMEOUT_MS,
+  DEFAULT_MAX_CACHED_VECTORS,
+} from "../config/defaults.js";
 
 /** Where and how to reach an OpenAI-compatible embeddings endpoint. */
 export interface EmbeddingsClientOptions {
   /** API root, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`; `/embeddings` is appended. */
   baseURL: string;
-  /** Sent as `Authorization: Bearer <apiKey>` when given. */
-  apiKey?: string;
+  /** Sent as `Authorization: Bearer <apiKey>` when given (undefined: none, as in a config without one). */
+  apiKey?: string | undefined;
   /** Embedding model name, e.g. `text-embedding-3-small`. */
   model: string;
   /** Ask for vectors of this size (models that support it). */

@@ -1,9 +1,9 @@
+import { DEFAULT_EVAL_DEPTH } from "../config/defaults.js";
 import { queryFromText } from "./conversation.js";
 import { type LabelledQuery, type RoutingMetrics, routingMetrics } from "./metrics.js";
 import type { Router } from "./router.js";
 
-/** How deep each query is ranked for MRR: a first relevant tool further down counts as not found. */
-export const DEFAULT_EVAL_DEPTH = 100;
+export { DEFAULT_EVAL_DEPTH } from "../config/defaults.js";
 
 /** Options of {@link evaluateRouter}. */
 export interface EvaluateOptions {

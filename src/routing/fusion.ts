@@ -1,7 +1,7 @@
+import { DEFAULT_RRF_K } from "../config/defaults.js";
 import type { RankedTool } from "./strategy.js";
 
-/** Reciprocal-rank fusion's damping constant (Cormack et al., 2009): ranks past ~60 barely count. */
-export const DEFAULT_RRF_K = 60;
+export { DEFAULT_RRF_K } from "../config/defaults.js";
 
 /**
  * Fuse rankings by reciprocal rank: each tool scores the sum over rankings of `weight / (k + rank)`

@@ -1,8 +1,9 @@
+import { DEFAULT_TOKENIZER } from "../config/defaults.js";
 import { splitIdentifier } from "./identifiers.js";
 import { stem } from "./stem.js";
 import { CHINESE_STOP_WORDS, ENGLISH_STOP_WORDS } from "./stop-words.js";
 
-/** How text becomes index terms. Every option defaults to the router's tuned setting. */
+/** How text becomes index terms. Every option defaults to the router's tuned setting ({@link DEFAULT_TOKENIZER}). */
 export interface TokenizerOptions {
   /** Fold English word forms with the light stemmer; default `true`. */
   stem?: boolean;
@@ -39,10 +40,10 @@ const BIGRAM_PREFIX = "~";
  *   that the segmenter cuts differently from the tool text still meets it.
  */
 export function createTokenizer(options: TokenizerOptions = {}): Tokenize {
-  const useStem = options.stem ?? true;
-  const useStopWords = options.stopWords ?? true;
-  const useBigrams = options.cjkBigrams ?? true;
-  const useCompounds = options.compounds ?? true;
+  const useStem = options.stem ?? DEFAULT_TOKENIZER.stem;
+  const useStopWords = options.stopWords ?? DEFAULT_TOKENIZER.stopWords;
+  const useBigrams = options.cjkBigrams ?? DEFAULT_TOKENIZER.cjkBigrams;
+  const useCompounds = options.compounds ?? DEFAULT_TOKENIZER.compounds;
   const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
 
   /** One word's terms; words repeat a lot across tools, so they are memoized. */

@@ -1,10 +1,10 @@
+import { DEFAULT_LOG_FORMAT, DEFAULT_LOG_LEVEL } from "../config/defaults.js";
+import type { LogFormat, LogLevel } from "../config/vocabulary.js";
 import { lazyRequire } from "../lazy-require.js";
 
-const loadPino = lazyRequire<typeof import("pino")>("pino");
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../config/vocabulary.js";
 
-/** Log levels, quietest last. */
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+const loadPino = lazyRequire<typeof import("pino")>("pino");
 
 type LogFn = (fields: Record<string, unknown>, message: string) => void;
 
@@ -31,9 +31,10 @@ export const silentLogger: Logger = {
 };
 
 export interface LoggerOptions {
+  /** Default {@link DEFAULT_LOG_LEVEL} (`warn`). */
   level?: LogLevel;
-  /** `pretty`: one readable line per entry; `json`: pino's JSON lines. Default `pretty`. */
-  format?: "pretty" | "json";
+  /** `pretty`: one readable line per entry; `json`: pino's JSON lines. Default {@link DEFAULT_LOG_FORMAT}. */
+  format?: LogFormat;
   /** Where lines go; default stderr. */
   write?: (line: string) => void;
 }
@@ -44,10 +45,11 @@ export interface LoggerOptions {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(line));
-  const format = options.format ?? "pretty";
+  const format = options.format ?? DEFAULT_LOG_FORMAT;
   const stream = { write: format === "json" ? write : (line: string) => write(prettyLine(line)) };
+  // `base: null`: no pid or hostname on every line.
   return loadPino().pino(
-    { level: options.level ?? "warn", base: undefined, timestamp: format === "json" },
+    { level: options.level ?? DEFAULT_LOG_LEVEL, base: null, timestamp: format === "json" },
     stream,
   );
 }

@@ -1,10 +1,10 @@
-import { DEFAULT_RRF_K, reciprocalRankFusion } from "../fusion.js";
+import { DEFAULT_FUSION_DEPTH, DEFAULT_RRF_K } from "../../config/defaults.js";
+import { reciprocalRankFusion } from "../fusion.js";
 import type { RoutingQuery } from "../query.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 
-/** How deep each strategy ranks before fusion, at least: fusion needs more than the final top k. */
-export const DEFAULT_FUSION_DEPTH = 50;
+export { DEFAULT_FUSION_DEPTH } from "../../config/defaults.js";
 
 /** Options of a {@link HybridStrategy}. */
 export interface HybridOptions {

@@ -1,4 +1,5 @@
-import { Bm25Index, DEFAULT_BM25_K1, type FieldSetting, type QueryTerm } from "../bm25-index.js";
+import { DEFAULT_BM25_K1, DEFAULT_CLAUSE_WEIGHT, DEFAULT_FIELD_WEIGHTS } from "../../config/defaults.js";
+import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { splitClauses } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
 import { ServerGroups } from "../server-groups.js";
@@ -7,26 +8,8 @@ import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokeni
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
 
-/**
- * Field weights of a tool's text, tuned on the dev sets (routing data README) but kept round: the name
- * counts double, parameters and enum values half (many, often generic), the server's name and
- * description half (shared by all its tools).
- */
-export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
-  name: 2,
-  server: 0.5,
-  serverDescription: 0.5,
-  description: 1,
-  params: 0.5,
-  enums: 0.5,
-};
+export { DEFAULT_CLAUSE_WEIGHT, DEFAULT_FIELD_WEIGHTS } from "../../config/defaults.js";
 
-/**
- * How much a tool that matches one sentence of a several-sentence request can score, relative to the
- * best match of the whole request: below 1, so the whole request's best stays first, and high enough
- * that each sentence's best tools come next.
- */
-export const DEFAULT_CLAUSE_WEIGHT = 0.8;
 /** Fewest terms a sentence needs to be ranked on its own: "Thanks." is not a request. */
 const MIN_CLAUSE_TERMS = 2;
 /** How far down each sentence's own ranking is merged: its best few are what it adds. */
@@ -37,7 +20,7 @@ export interface LexicalOptions {
   tokenizer?: TokenizerOptions;
   /** Weight of each field of a tool's text; defaults: {@link DEFAULT_FIELD_WEIGHTS}. */
   fieldWeights?: Partial<Record<ToolField, number>>;
-  /** Length normalization, per field or for all; default 0.75. */
+  /** Length normalization, per field or for all; default `DEFAULT_BM25_B` (0.75). */
   b?: number | Partial<Record<ToolField, number>>;
   /** BM25 term-frequency saturation; default {@link DEFAULT_BM25_K1}. */
   k1?: number;
@@ -68,7 +51,8 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #servers = new ServerGroups();
 
   constructor(options: LexicalOptions = {}) {
-    const weights = { ...DEFAULT_FIELD_WEIGHTS, ...options.fieldWeights };
+    // Typed: the defaults must name every field.
+    const weights: Record<ToolField, number> = { ...DEFAULT_FIELD_WEIGHTS, ...options.fieldWeights };
     const b = options.b;
     const fields = Object.fromEntries(
       TOOL_FIELDS.map((field): [ToolField, FieldSetting] => [

@@ -1,3 +1,4 @@
+import { DEFAULT_TWO_STAGE_SERVERS } from "../../config/defaults.js";
 import { Bm25Index } from "../bm25-index.js";
 import { queryTerms, type RoutingQuery } from "../query.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
@@ -5,8 +6,8 @@ import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokeni
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { LexicalStrategy } from "./lexical.js";
 
-/** Servers kept by the first stage. */
-export const DEFAULT_TWO_STAGE_SERVERS = 3;
+export { DEFAULT_TWO_STAGE_SERVERS } from "../../config/defaults.js";
+
 /** How deep the tool stage ranks, at least, to find the kept servers' tools. */
 const MIN_TOOL_DEPTH = 200;
 

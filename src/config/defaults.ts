@@ -1,0 +1,204 @@
+// Every default of Switchyard, once: what applies when a config file, an option or a flag leaves a
+// value out. Each name carries its unit (`_MS`, `_BYTES`, `_CHARS`) or says what it counts. The other
+// layers import their numbers from here; docs/contract.md lists them all ("Defaults").
+// Imports nothing but the vocabulary's types.
+
+import type { LogFormat, LogLevel, StrategyName, VersionNegotiationMode } from "./vocabulary.js";
+
+// --- The config file ---------------------------------------------------------------------------
+
+/** Names tried, in order, in the working directory when no config file is named. */
+export const DEFAULT_CONFIG_FILES: readonly string[] = Object.freeze([
+  "switchyard.config.json",
+  "switchyard.config.yaml",
+  "switchyard.config.yml",
+]);
+
+// --- Each server (the per-server keys of the config) ------------------------------------------
+
+/** Deadline of one tool call when a server sets no `timeoutMs`. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** How long a server may take from spawn/request to a finished handshake (`connectTimeoutMs`). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** Calls in flight to one server (`maxConcurrency`); more wait in its queue. */
+export const DEFAULT_MAX_CONCURRENCY = 8;
+/** Calls waiting for a slot on one server (`maxQueue`) before more are refused with `QUEUE_FULL`. */
+export const DEFAULT_MAX_QUEUE = 256;
+/**
+ * Largest answer accepted from a stdio server (`maxResultBytes`; one stdout line, in bytes): a larger one
+ * is dropped and fails its call with `RESULT_TOO_LARGE`.
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+
+/** Retries of one call after a failure that is safe to retry (`retry.maxRetries`). */
+export const DEFAULT_MAX_RETRIES = 2;
+/** First retry delay (`retry.backoffMs`); it doubles each time, with full jitter. */
+export const DEFAULT_RETRY_BACKOFF_MS = 100;
+/** The `retry` section when a server sets none. */
+export const DEFAULT_RETRY: Readonly<{ maxRetries: number; backoffMs: number }> = Object.freeze({
+  maxRetries: DEFAULT_MAX_RETRIES,
+  backoffMs: DEFAULT_RETRY_BACKOFF_MS,
+});
+/** Longest wait between two tries of one call, whatever the backoff. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 2_000;
+
+/** How often a server is pinged (`health.intervalMs`); 0: never. */
+export const DEFAULT_HEALTH_INTERVAL_MS = 0;
+/** How long a health ping, or the circuit breaker's probe ping, may take (`health.timeoutMs`). */
+export const DEFAULT_PING_TIMEOUT_MS = 5_000;
+/** The `health` section when a server sets none. */
+export const DEFAULT_HEALTH: Readonly<{ intervalMs: number; timeoutMs: number }> = Object.freeze({
+  intervalMs: DEFAULT_HEALTH_INTERVAL_MS,
+  timeoutMs: DEFAULT_PING_TIMEOUT_MS,
+});
+
+/** Restarts in a row of a server that was lost (`restart.maxRestarts`) before it is left `failed`. */
+export const DEFAULT_MAX_RESTARTS = 3;
+/** Wait before the first restart (`restart.backoffMs`); it doubles with each restart in a row. */
+export const DEFAULT_RESTART_BACKOFF_MS = 500;
+/** The `restart` section when a server sets none. */
+export const DEFAULT_RESTART: Readonly<{ maxRestarts: number; backoffMs: number }> = Object.freeze({
+  maxRestarts: DEFAULT_MAX_RESTARTS,
+  backoffMs: DEFAULT_RESTART_BACKOFF_MS,
+});
+/** A server that stayed up this long after a restart starts its count of restarts in a row again. */
+export const DEFAULT_RESTART_STABLE_AFTER_MS = 60_000;
+
+/** Failures in a row of a server (`circuitBreaker.failureThreshold`) that open its circuit breaker. */
+export const DEFAULT_BREAKER_FAILURE_THRESHOLD = 5;
+/** How long an open breaker refuses calls (`circuitBreaker.cooldownMs`) before a probe ping. */
+export const DEFAULT_BREAKER_COOLDOWN_MS = 30_000;
+/** The `circuitBreaker` section when a server sets none. */
+export const DEFAULT_CIRCUIT_BREAKER: Readonly<{ failureThreshold: number; cooldownMs: number }> =
+  Object.freeze({
+    failureThreshold: DEFAULT_BREAKER_FAILURE_THRESHOLD,
+    cooldownMs: DEFAULT_BREAKER_COOLDOWN_MS,
+  });
+
+/**
+ * `versionNegotiation`: probe for the 2026-07-28 revision with `server/discover`, falling back to
+ * `initialize`. Measured on stdio and HTTP servers old and new: no connect-time cost we could see (the
+ * probe runs in place, no extra process), and SDK v2 servers get the stateless revision.
+ */
+export const DEFAULT_VERSION_NEGOTIATION: VersionNegotiationMode = "auto";
+/** Longest wait for an answer to the `server/discover` probe before falling back to `initialize`. */
+export const DEFAULT_VERSION_PROBE_TIMEOUT_MS = 10_000;
+
+/** How long a stdio server gets to exit after its stdin is closed, then again after SIGTERM. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 1_000;
+
+// --- The model -------------------------------------------------------------------------------
+
+/** OpenAI's endpoint: the model's `baseURL` when an API key is set without one. */
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
+/** The model asked for on OpenAI's endpoint when none is named. */
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+/** How long one model request may take, retries excluded. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** Retries of a model request after a 429, a 5xx or a dropped connection. */
+export const DEFAULT_MODEL_MAX_RETRIES = 3;
+/** First model retry delay; it doubles each time, with jitter, up to {@link DEFAULT_MODEL_MAX_RETRY_DELAY_MS}. */
+export const DEFAULT_MODEL_RETRY_BASE_MS = 500;
+/** Longest wait between two tries of a model request (a `Retry-After` longer than this is cut). */
+export const DEFAULT_MODEL_MAX_RETRY_DELAY_MS = 10_000;
+
+// --- The agent and plans ---------------------------------------------------------------------
+
+/** Model turns an agent run may take (`agent.maxSteps`, `--max-steps`). */
+export const DEFAULT_MAX_STEPS = 8;
+/** Times the same tool may be called with the same arguments in one run (`agent.maxIdenticalCalls`). */
+export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
+/** Whether the model may ask for several tool calls in one turn (`agent.parallelToolCalls`). */
+export const DEFAULT_PARALLEL_TOOL_CALLS = true;
+/** Characters of one tool result the model sees before it is cut (about 2,000 tokens). */
+export const DEFAULT_RESULT_BUDGET_CHARS = 8_000;
+/** The agent's system prompt when none is given. */
+export const DEFAULT_SYSTEM_PROMPT =
+  "You are a helpful assistant with tools. Call tools when they help answer the question; you may call " +
+  "several at once when they do not depend on each other, and use one tool's result as the next tool's " +
+  "input. Each tool result starts with a line naming the tool and its outcome. If a tool fails, read why " +
+  "and fix the call, or answer with what you have. Answer in the user's language.";
+/** How long a whole plan may run when it sets no `timeoutMs`. */
+export const DEFAULT_PLAN_TIMEOUT_MS = 120_000;
+
+// --- Routing ---------------------------------------------------------------------------------
+
+/** Tools ranked and offered per query or step (`routing.topK`). */
+export const DEFAULT_TOP_K = 12;
+/** A catalog of at most this many tools is offered whole (`routing.offerAllUpTo`): routing could only hide one. */
+export const DEFAULT_OFFER_ALL_UP_TO = 20;
+/** Tools already used in a conversation that stay offered, the most recent first. */
+export const DEFAULT_MAX_USED_KEPT = 8;
+/** The routing strategy (`routing.strategy`, `--strategy`). */
+export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
+/** Servers kept by the first stage of the `two-stage` strategy. */
+export const DEFAULT_TWO_STAGE_SERVERS = 3;
+/** How deep each strategy of `hybrid` ranks before fusion, at least: fusion needs more than the top k. */
+export const DEFAULT_FUSION_DEPTH = 50;
+/** Reciprocal-rank fusion's damping constant `k` (Cormack et al., 2009): ranks past ~60 barely count. */
+export const DEFAULT_RRF_K = 60;
+/** How deep `evaluateRouter` ranks each query for MRR: a first relevant tool further down is not found. */
+export const DEFAULT_EVAL_DEPTH = 100;
+
+/**
+ * Field weights of a tool's text, tuned on the dev sets (routing data README) but kept round: the name
+ * counts double, parameters and enum values half (many, often generic), the server's name and
+ * description half (shared by all its tools).
+ */
+export const DEFAULT_FIELD_WEIGHTS: Readonly<{
+  name: number;
+  server: number;
+  serverDescription: number;
+  description: number;
+  params: number;
+  enums: number;
+}> = Object.freeze({
+  name: 2,
+  server: 0.5,
+  serverDescription: 0.5,
+  description: 1,
+  params: 0.5,
+  enums: 0.5,
+});
+/** BM25's term-frequency saturation `k1`: how quickly repeats of a term stop adding to a score. */
+export const DEFAULT_BM25_K1 = 1.2;
+/** BM25's length normalization `b` of each field: 0 ignores field length, 1 divides fully by it. */
+export const DEFAULT_BM25_B = 0.75;
+/**
+ * How much a tool that matches one sentence of a several-sentence request can score, relative to the
+ * best match of the whole request: below 1, so the whole request's best stays first, and high enough
+ * that each sentence's best tools come next.
+ */
+export const DEFAULT_CLAUSE_WEIGHT = 0.8;
+/** What the tokenizer does unless told otherwise: stems, drops stop words, splits CJK and compounds. */
+export const DEFAULT_TOKENIZER: Readonly<{
+  stem: boolean;
+  stopWords: boolean;
+  cjkBigrams: boolean;
+  compounds: boolean;
+}> = Object.freeze({ stem: true, stopWords: true, cjkBigrams: true, compounds: true });
+
+/** Weight of an earlier user message beside the latest one (1): it sets the topic. */
+export const DEFAULT_EARLIER_USER_MESSAGE_WEIGHT = 0.5;
+/** Weight of an assistant or tool message: context, often long, rarely naming the next need. */
+export const DEFAULT_OTHER_MESSAGE_WEIGHT = 0.2;
+/** Weight of a used tool's name: its siblings are likely next ("step 1 of 3", "…_B" after "…_A"). */
+export const DEFAULT_USED_TOOL_WEIGHT = 0.2;
+
+/** Texts sent per `/embeddings` request. */
+export const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
+/** Deadline of one `/embeddings` request. */
+export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
+/** Vectors an embeddings client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
+export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
+
+// --- Logs and the command line ---------------------------------------------------------------
+
+/** Log level of `createLogger` and of the CLI (`--log-level`). */
+export const DEFAULT_LOG_LEVEL: LogLevel = "warn";
+/** Log format of `createLogger` and of the CLI (`--log-format`). */
+export const DEFAULT_LOG_FORMAT: LogFormat = "pretty";
+/** After a signal, how long the CLI's closing may take before it exits anyway (servers die with it). */
+export const DEFAULT_CLI_SHUTDOWN_LIMIT_MS = 3_000;
+/** Tool ids per query written by `route eval --rankings`. */
+export const DEFAULT_RANKINGS_LENGTH = 10;
