@@ -1,8 +1,20 @@
 import type { AnchorFormat } from "../context/shape-result.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
-import type { ChatMessage, ModelProvider, ModelTool, ToolCall } from "../models/model.js";
+import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
 import { toModelParameters } from "../models/tool-schema.js";
-import { type AgentEvent, type CallRecord, elapsedMs, type StopReason } from "./events.js";
+import { recordedError } from "../telemetry/events.js";
+import {
+  type AgentEvent,
+  type CallRecord,
+  elapsedMs,
+  newId,
+  type RecordedError,
+  type RunRecord,
+  type StepRecord,
+  type StopReason,
+  type SwitchyardEvent,
+  type TokenUsage,
+} from "./events.js";
 import {
   type CallGuard,
   DEFAULT_MAX_IDENTICAL_CALLS,
@@ -13,7 +25,7 @@ import {
   skipUnavailableServers,
   stepLimit,
 } from "./guards.js";
-import { runToolCall, type ToolHost } from "./run-call.js";
+import { type CallOutcomeReport, runToolCall, type ToolHost } from "./run-call.js";
 
 /** The system prompt when none is given. */
 export const DEFAULT_SYSTEM_PROMPT =
@@ -22,9 +34,23 @@ export const DEFAULT_SYSTEM_PROMPT =
   "input. Each tool result starts with a line naming the tool and its outcome. If a tool fails, read why " +
   "and fix the call, or answer with what you have. Answer in the user's language.";
 
-/** What the agent needs of a Switchyard: the tools to offer, and a way to call them. */
+/** Added to the system prompt on the last step a run allows (`maxSteps`), when no tools are offered. */
+export const LAST_STEP_NOTE =
+  "This is your last turn: no more tools can be called. Answer now from what you have; say what is " +
+  "missing if you could not find it.";
+
+/** What a call refused on the last step is told (the model was offered no tools, and asked anyway). */
+const NOT_MADE_ON_LAST_STEP =
+  "not made: this was the run's last step (maxSteps), on which no tools can be called.";
+
+/** What the agent needs of a Switchyard: the tools to offer, a way to call them, and where to report. */
 export interface AgentHost extends ToolHost {
   tools(): Array<{ name: string; description: string; inputSchema: Record<string, unknown> }>;
+  /**
+   * Receives the run's events for the host's observers (a Switchyard's `emit`). Call events of calls
+   * that reached `callTool` are the host's own to report; the agent sends it the rest.
+   */
+  emit?(event: SwitchyardEvent): void;
 }
 
 /** What a tool selector sees: the conversation so far. */
@@ -38,7 +64,10 @@ export interface AgentOptions {
   model: ModelProvider;
   host: AgentHost;
   systemPrompt?: string;
-  /** Model turns before the run stops with `max_steps`; default 8. */
+  /**
+   * Model turns in a run; default 8. The last one is offered no tools: the model must answer from what
+   * it has, and tool calls it still asks for are not made (the run stops with `max_steps`).
+   */
   maxSteps?: number;
   /** Times the same tool may be called with the same arguments in one run; default 3. */
   maxIdenticalCalls?: number;
@@ -54,11 +83,14 @@ export interface AgentOptions {
   anchor?: AnchorFormat | false;
   /** Characters of a tool result the model sees; default 8,000. */
   resultBudgetChars?: number;
+  /** Every event of the run, in order (`run_started` … `run_finished`), call events included. */
   onEvent?: (event: AgentEvent) => void;
 }
 
 /** What a run returns. */
 export interface AgentResult {
+  /** The run's id: every event of the run carries it, and so do the host's call events. */
+  runId: string;
   answer: string;
   stopReason: StopReason;
   /** Model turns taken. */
@@ -68,6 +100,8 @@ export interface AgentResult {
   messages: ChatMessage[];
   /** Why the run failed, when `stopReason` is `error`. */
   error?: string;
+  /** The run, step by step: what was offered, the model's time and tokens, every call. */
+  record: RunRecord;
 }
 
 export interface RunOptions {
@@ -76,20 +110,32 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/** What one run carries from step to step. */
+interface RunContext {
+  runId: string;
+  state: RunState;
+  /** Report to `onEvent` and, unless `ownEventsOnly`, to the host's observers. */
+  emit: (event: SwitchyardEvent, ownEventsOnly?: boolean) => void;
+  signal?: AbortSignal;
+}
+
 /**
  * The agent loop, one explicit step at a time: offer tools, ask the model, run every tool call it
  * asked for (concurrently), pair each result with its `tool_call_id` in call order right after the
  * assistant message, and go again with the full history — until the model answers or a guard stops it.
+ * The last step a run allows is offered no tools, so that it ends with an answer.
  */
 export class Agent {
   readonly #options: AgentOptions;
+  readonly #maxSteps: number;
   readonly #stopWhen: StopCondition[];
   readonly #guards: CallGuard[];
   readonly #toolCache = new WeakMap<object, ModelTool>();
 
   constructor(options: AgentOptions) {
     this.#options = options;
-    this.#stopWhen = [stepLimit(options.maxSteps ?? DEFAULT_MAX_STEPS), ...(options.stopWhen ?? [])];
+    this.#maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.#stopWhen = [stepLimit(this.#maxSteps), ...(options.stopWhen ?? [])];
     this.#guards = [
       skipUnavailableServers(),
       identicalCallLimit(options.maxIdenticalCalls ?? DEFAULT_MAX_IDENTICAL_CALLS),
@@ -100,113 +146,204 @@ export class Agent {
   /**
    * Answer one question. Never throws for model or tool failures: they end the run with
    * `stopReason: "error"` and the reason in `error`.
-   * @throws SwitchyardError `CANCELLED` when `signal` aborts.
+   * @throws SwitchyardError `CANCELLED` when `signal` aborts (after `run_finished` with outcome `cancelled`).
    */
   async run(question: string, options: RunOptions = {}): Promise<AgentResult> {
+    const runId = newId("run");
+    const startedAt = new Date().toISOString();
+    const runStarted = performance.now();
     const messages: ChatMessage[] = [...(options.history ?? []), { role: "user", content: question }];
     const calls: CallRecord[] = [];
+    const steps: StepRecord[] = [];
     const callCounts = new Map<string, number>();
     const unavailableServers = new Set<string>();
+    const unavailableTools = new Set<string>();
     const usedTools = new Set(usedToolNames(messages));
-    const state: RunState = { step: 0, messages, calls, callCounts, unavailableServers };
-    const emit = (event: AgentEvent) => this.#options.onEvent?.(event);
-    const finish = (stopReason: StopReason, answer: string, error?: string): AgentResult => {
-      emit({ type: "stopped", step: state.step, reason: stopReason, ...(error ? { message: error } : {}) });
-      return { answer, stopReason, steps: state.step, calls, messages, ...(error ? { error } : {}) };
+    const state: RunState = { step: 0, messages, calls, callCounts, unavailableServers, unavailableTools };
+    const host = this.#options.host;
+    const emit = (event: SwitchyardEvent, ownEventsOnly = false) => {
+      this.#options.onEvent?.(event);
+      if (!ownEventsOnly) host.emit?.(event);
+    };
+    const context: RunContext = { runId, state, emit, ...(options.signal ? { signal: options.signal } : {}) };
+    const record = (outcome: string, error?: RecordedError): RunRecord => {
+      const tokens = sumTokens(steps);
+      return {
+        id: runId,
+        kind: "agent",
+        startedAt,
+        ms: elapsedMs(runStarted),
+        outcome,
+        steps,
+        calls,
+        ...(tokens ? { tokens } : {}),
+        ...(error ? { error } : {}),
+      };
+    };
+    /** End the run; `cause` is the error behind `error`, when there is one (it gives the record its code). */
+    const finish = (stopReason: StopReason, answer: string, error?: string, cause?: unknown): AgentResult => {
+      const run = record(
+        stopReason,
+        cause !== undefined
+          ? recordedError(cause)
+          : error === undefined
+            ? undefined
+            : { code: stopCode(stopReason), message: error },
+      );
+      emit({ type: "run_finished", runId, record: run });
+      return {
+        runId,
+        answer,
+        stopReason,
+        steps: state.step,
+        calls,
+        messages,
+        ...(error ? { error } : {}),
+        record: run,
+      };
     };
 
-    for (;;) {
-      for (const condition of this.#stopWhen) {
-        const decision = condition(state);
-        if (decision) return finish(decision.reason, decision.message, decision.message);
-      }
-      state.step += 1;
-      let offered: ModelTool[];
-      try {
-        offered = await this.#offer(messages, usedTools);
-      } catch (error) {
-        return finish("error", `Choosing the tools to offer failed: ${messageOf(error)}`, messageOf(error));
-      }
-      emit({ type: "step_started", step: state.step, tools: offered.length });
+    emit({ type: "run_started", runId, kind: "agent", time: startedAt, input: question });
+    try {
+      for (;;) {
+        for (const condition of this.#stopWhen) {
+          const decision = condition(state);
+          if (decision) return finish(decision.reason, decision.message, decision.message);
+        }
+        state.step += 1;
+        const last = state.step >= this.#maxSteps;
+        let offered: ModelTool[] = [];
+        if (!last) {
+          try {
+            offered = await this.#offer(messages, usedTools);
+          } catch (error) {
+            return finish(
+              "error",
+              `Choosing the tools to offer failed: ${messageOf(error)}`,
+              messageOf(error),
+              error,
+            );
+          }
+        }
+        emit({ type: "step_started", runId, step: state.step, tools: offered.length });
 
-      const started = performance.now();
-      let response: Awaited<ReturnType<ModelProvider["complete"]>>;
-      try {
-        response = await this.#options.model.complete({
-          messages: [
-            { role: "system", content: this.#options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
-            ...messages,
-          ],
-          tools: offered,
-          parallelToolCalls: this.#options.parallelToolCalls !== false,
-          ...(options.signal ? { signal: options.signal } : {}),
+        const started = performance.now();
+        let response: ModelResponse;
+        try {
+          const prompt = this.#options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+          response = await this.#options.model.complete({
+            messages: [
+              { role: "system", content: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt },
+              ...messages,
+            ],
+            tools: offered,
+            parallelToolCalls: this.#options.parallelToolCalls !== false,
+            ...(options.signal ? { signal: options.signal } : {}),
+          });
+        } catch (error) {
+          if (isSwitchyardError(error, "CANCELLED")) throw error;
+          steps.push({
+            step: state.step,
+            offered: offered.length,
+            toolCalls: 0,
+            modelMs: elapsedMs(started),
+          });
+          return finish("error", `The model failed: ${messageOf(error)}`, messageOf(error), error);
+        }
+        const modelMs = elapsedMs(started);
+        const tokens = response.usage
+          ? { input: response.usage.promptTokens, output: response.usage.completionTokens }
+          : undefined;
+        steps.push({
+          step: state.step,
+          offered: offered.length,
+          toolCalls: response.toolCalls.length,
+          modelMs,
+          ...(tokens ? { tokens } : {}),
         });
-      } catch (error) {
-        if (isSwitchyardError(error, "CANCELLED")) throw error;
-        return finish("error", `The model failed: ${messageOf(error)}`, messageOf(error));
-      }
-      emit({
-        type: "model_answered",
-        step: state.step,
-        ms: elapsedMs(started),
-        toolCalls: response.toolCalls.length,
-        text: response.content,
-      });
+        emit({
+          type: "model_answered",
+          runId,
+          step: state.step,
+          ms: modelMs,
+          toolCalls: response.toolCalls.length,
+          text: response.content,
+          ...(tokens ? { tokens } : {}),
+        });
 
-      const toolCalls = uniqueIds(response.toolCalls, state.step);
-      messages.push(
-        toolCalls.length
-          ? { role: "assistant", content: response.content, toolCalls }
-          : { role: "assistant", content: response.content ?? "" },
-      );
-      if (toolCalls.length === 0) {
-        const answer = response.content ?? "";
-        emit({ type: "answer", step: state.step, text: answer });
-        return finish("answer", answer);
-      }
+        const toolCalls = uniqueIds(response.toolCalls, state.step);
+        messages.push(
+          toolCalls.length
+            ? { role: "assistant", content: response.content, toolCalls }
+            : { role: "assistant", content: response.content ?? "" },
+        );
+        if (toolCalls.length === 0) {
+          const answer = response.content ?? "";
+          emit({ type: "answer", runId, step: state.step, text: answer });
+          return finish("answer", answer);
+        }
 
-      const results = await this.#runCalls(toolCalls, {
-        state,
-        offered: offered.map((tool) => tool.name),
-        emit,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      for (const [index, call] of toolCalls.entries()) {
-        const result = results[index]!;
-        messages.push({ role: "tool", toolCallId: call.id, content: result.content });
-        calls.push(result.record);
-        usedTools.add(call.name);
-        if (result.sentKey) callCounts.set(result.sentKey, (callCounts.get(result.sentKey) ?? 0) + 1);
-        if (result.downServer) unavailableServers.add(result.downServer);
+        // On the last step no tool was offered: calls the model asks for anyway are not made (each
+        // still gets its tool message, so the history stays valid), and the step limit ends the run.
+        const results = await this.#runCalls(
+          toolCalls,
+          context,
+          offered.map((tool) => tool.name),
+          last ? [() => NOT_MADE_ON_LAST_STEP] : this.#guards,
+        );
+        for (const [index, call] of toolCalls.entries()) {
+          const result = results[index]!;
+          messages.push({ role: "tool", toolCallId: call.id, content: result.content });
+          calls.push(result.record);
+          usedTools.add(call.name);
+          if (result.sentKey) callCounts.set(result.sentKey, (callCounts.get(result.sentKey) ?? 0) + 1);
+          if (result.downServer) unavailableServers.add(result.downServer);
+          if (result.unusableTool) unavailableTools.add(result.unusableTool);
+        }
       }
+    } catch (error) {
+      if (isSwitchyardError(error, "CANCELLED"))
+        emit({ type: "run_finished", runId, record: record("cancelled", recordedError(error)) });
+      throw error;
     }
   }
 
   async #runCalls(
     toolCalls: ToolCall[],
-    context: { state: RunState; offered: string[]; emit: (event: AgentEvent) => void; signal?: AbortSignal },
-  ) {
-    const { state, emit } = context;
+    context: RunContext,
+    offered: string[],
+    guards: readonly CallGuard[],
+  ): Promise<CallOutcomeReport[]> {
+    const { runId, state, emit } = context;
+    const host = this.#options.host;
     const one = async (call: ToolCall) => {
-      emit({
-        type: "call_started",
-        step: state.step,
-        id: call.id,
-        name: call.name,
-        arguments: call.arguments,
-      });
+      const entry = host.describeTool(call.name);
+      // The host's pipeline reports the calls it is given; the agent's own observer hears of every call.
+      emit(
+        {
+          type: "call_started",
+          runId,
+          step: state.step,
+          id: call.id,
+          name: call.name,
+          ...(entry ? { server: entry.server, tool: entry.tool } : {}),
+          arguments: call.arguments,
+        },
+        true,
+      );
       const report = await runToolCall(call, {
-        host: this.#options.host,
-        guards: this.#guards,
+        host,
+        guards,
         state,
-        offered: context.offered,
+        offered,
+        runId,
         ...(this.#options.anchor !== undefined ? { anchor: this.#options.anchor } : {}),
         ...(this.#options.resultBudgetChars !== undefined
           ? { budgetChars: this.#options.resultBudgetChars }
           : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       });
-      emit({ type: "call_finished", step: state.step, ...report.record });
+      emit({ type: "call_finished", step: state.step, ...report.record }, report.sent);
       return report;
     };
     if (this.#options.parallelToolCalls === false) {
@@ -237,6 +374,20 @@ export class Agent {
         return modelTool;
       });
   }
+}
+
+/** The code a run record's error carries for a stop reason. */
+function stopCode(reason: StopReason): string {
+  return reason === "max_steps" ? "MAX_STEPS" : reason === "error" ? "RUN_FAILED" : "STOPPED";
+}
+
+function sumTokens(steps: readonly StepRecord[]): TokenUsage | undefined {
+  const reported = steps.filter((step) => step.tokens);
+  if (reported.length === 0) return undefined;
+  return reported.reduce(
+    (sum, step) => ({ input: sum.input + step.tokens!.input, output: sum.output + step.tokens!.output }),
+    { input: 0, output: 0 },
+  );
 }
 
 /** Some servers repeat or omit tool call ids; results are paired by id, so each must be unique. */

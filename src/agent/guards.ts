@@ -15,6 +15,8 @@ export interface RunState {
   callCounts: ReadonlyMap<string, number>;
   /** Servers found down in this run; their tools are refused for the rest of it. */
   unavailableServers: ReadonlySet<string>;
+  /** Tools found unusable in this run (they need a capability this client lacks); refused for the rest of it. */
+  unavailableTools?: ReadonlySet<string>;
 }
 
 /** A decision to end the run before the next model turn. */
@@ -53,12 +55,18 @@ export function identicalCallLimit(max: number): CallGuard {
       : undefined;
 }
 
-/** Refuse tools of a server that was found down earlier in this run. */
+/**
+ * Refuse tools of a server that was found down earlier in this run, and tools found unusable (they
+ * need something this client cannot provide).
+ */
 export function skipUnavailableServers(): CallGuard {
-  return (call, state) =>
-    state.unavailableServers.has(call.server)
-      ? `refused: ${call.name} is unavailable in this run (server ${call.server} is down). Do not call it again; use another tool or answer with what you have.`
-      : undefined;
+  return (call, state) => {
+    if (state.unavailableServers.has(call.server))
+      return `refused: ${call.name} is unavailable in this run (server ${call.server} is down). Do not call it again; use another tool or answer with what you have.`;
+    if (state.unavailableTools?.has(call.name))
+      return `refused: ${call.name} needs something this client cannot provide, as its earlier call showed. Do not call it again; use another tool or answer with what you have.`;
+    return undefined;
+  };
 }
 
 /** The canonical key of a call: tool name plus arguments with sorted keys. */

@@ -3,13 +3,27 @@ import type { CatalogEntry } from "../catalog/catalog.js";
 import { type AnchorFormat, type CallOutcome, shapeResult } from "../context/shape-result.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
 import type { ToolCall } from "../models/model.js";
-import { type CallRecord, elapsedMs } from "./events.js";
+import { type CallRecord, elapsedMs, type RecordedError } from "./events.js";
 import { type CallGuard, callKey, type RunState } from "./guards.js";
+
+/** Characters of a tool's error text kept in a call's record (the model sees the whole, within budget). */
+const RECORDED_TEXT_CHARS = 500;
+
+/** What a run tells the host about a call: which run, which call, which step. */
+export interface ToolCallOptions {
+  signal?: AbortSignal;
+  /** The run the call belongs to; the host's call events carry it. */
+  runId?: string;
+  /** The call's id (the model's `tool_call_id`); the host's call events carry it. */
+  callId?: string;
+  /** The model turn that asked for the call. */
+  step?: number;
+}
 
 /** What the agent needs of a Switchyard: look tools up and call them. */
 export interface ToolHost {
   describeTool(name: string): CatalogEntry | undefined;
-  callTool(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
+  callTool(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult>;
 }
 
 export interface RunCallOptions {
@@ -18,6 +32,8 @@ export interface RunCallOptions {
   state: RunState;
   /** Names the model was offered this step, for "did you mean" help. */
   offered: readonly string[];
+  /** The run's id, passed on to the host. */
+  runId?: string;
   anchor?: AnchorFormat | false;
   budgetChars?: number;
   signal?: AbortSignal;
@@ -27,28 +43,38 @@ export interface RunCallOptions {
 export interface CallOutcomeReport {
   content: string;
   record: CallRecord;
+  /** True when the call went to the host's `callTool` (whose pipeline reported it to the host's observers). */
+  sent: boolean;
   /** The (tool, arguments) key when the call reached the server. */
   sentKey?: string;
   /** A server found down by this call. */
   downServer?: string;
+  /** A tool found unusable by this client (it needs a capability the client lacks). */
+  unusableTool?: string;
 }
 
 /**
  * Run one tool call the model asked for and describe the outcome so the model can act on it: arguments
  * that are not JSON or do not fit the schema are never sent (the model gets the problems and the
- * schema); a tool error goes back as an error; a server that is down is reported so, once.
+ * schema); a tool error goes back as an error; a server that is down is reported so, once; a tool that
+ * broke its own output schema is reported as a fault of the tool, not of the arguments.
  */
 export async function runToolCall(call: ToolCall, options: RunCallOptions): Promise<CallOutcomeReport> {
   const started = performance.now();
   const entry = options.host.describeTool(call.name);
-  const finish = (outcome: CallOutcome, text: string, extra: Partial<CallRecord> = {}): CallOutcomeReport => {
+  const finish = (
+    outcome: CallOutcome,
+    text: string,
+    error?: RecordedError,
+  ): Omit<CallOutcomeReport, "sent"> => {
     const record: CallRecord = {
       id: call.id,
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
       name: call.name,
+      ...(entry ? { server: entry.server, tool: entry.tool } : {}),
       ok: outcome === "ok",
       ms: elapsedMs(started),
-      ...(entry ? { server: entry.server, tool: entry.tool } : {}),
-      ...extra,
+      ...(error ? { error } : {}),
     };
     const shaped = shapeResult({
       tool: call.name,
@@ -59,58 +85,92 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
     });
     return { content: shaped, record };
   };
+  const refuse = (outcome: CallOutcome, text: string, code: string): CallOutcomeReport => ({
+    ...finish(outcome, text, { code, message: text }),
+    sent: false,
+  });
 
   if (!entry) {
     const offered = options.offered.length ? ` Available tools: ${options.offered.join(", ")}.` : "";
-    return finish("failed", `There is no tool named ${call.name}.${offered}`, { error: "TOOL_NOT_FOUND" });
+    return refuse("failed", `There is no tool named ${call.name}.${offered}`, "TOOL_NOT_FOUND");
   }
   let args: unknown;
   try {
     args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    return finish(
+    return refuse(
       "invalid_arguments",
       `The arguments are not valid JSON (${messageOf(error)}). Send a JSON object matching this schema: ${JSON.stringify(entry.inputSchema)}`,
-      { error: "INVALID_ARGUMENTS" },
+      "INVALID_ARGUMENTS",
     );
   }
   const key = callKey(call.name, args);
   for (const guard of options.guards) {
     const refusal = guard({ name: call.name, server: entry.server, key }, options.state);
-    if (refusal) return finish("refused", refusal, { error: "REFUSED" });
+    if (refusal) return refuse("refused", refusal, "REFUSED");
   }
   try {
-    const result = await options.host.callTool(
-      call.name,
-      args,
-      options.signal ? { signal: options.signal } : {},
-    );
-    const report = finish(
-      result.isError ? "error" : "ok",
-      result.text,
-      result.isError ? { error: "TOOL_ERROR" } : {},
-    );
-    return { ...report, sentKey: key };
+    const result = await options.host.callTool(call.name, args, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      callId: call.id,
+      step: options.state.step,
+    });
+    const report = result.isError
+      ? finish("error", result.text, {
+          code: "TOOL_ERROR",
+          message: result.text.slice(0, RECORDED_TEXT_CHARS),
+        })
+      : finish("ok", result.text);
+    return { ...report, sent: true, sentKey: key };
   } catch (error) {
     if (!isSwitchyardError(error)) throw error;
     const code = error.code;
-    if (code === "INVALID_ARGUMENTS") {
-      return finish("invalid_arguments", `${error.message}. Fix the arguments and call again.`, {
-        error: code,
-      });
+    const recorded = { code, message: error.message };
+    const sent = (outcome: CallOutcome, text: string): CallOutcomeReport => ({
+      ...finish(outcome, text, recorded),
+      sent: true,
+    });
+    switch (code) {
+      case "CANCELLED":
+        throw error;
+      case "INVALID_ARGUMENTS":
+        return sent("invalid_arguments", `${error.message}. Fix the arguments and call again.`);
+      case "INVALID_RESULT":
+        return {
+          ...sent(
+            "error",
+            `${call.name} misbehaved: its answer did not match the output schema it declares (${error.message}). ` +
+              "This is a fault of the tool, not of your arguments: do not call it again with other arguments; " +
+              "use another tool or answer with what you have.",
+          ),
+          sentKey: key,
+        };
+      case "CAPABILITY_MISSING": {
+        const capability = error.capability ? `"${error.capability}"` : "a capability";
+        return {
+          ...sent(
+            "failed",
+            `${call.name} needs ${capability}, which this client cannot provide (${error.message}). ` +
+              `Do not call ${call.name} again in this run; use another tool or answer with what you have.`,
+          ),
+          unusableTool: call.name,
+        };
+      }
+      case "SERVER_UNAVAILABLE":
+      case "CIRCUIT_OPEN":
+      case "AUTH_REQUIRED":
+        return {
+          ...sent(
+            "unavailable",
+            `${call.name} is unavailable: ${error.message}.${code === "AUTH_REQUIRED" ? " The server refused this client: it needs authorization that this run does not have." : ""} Do not call tools of server ${entry.server} again in this run.`,
+          ),
+          downServer: entry.server,
+        };
+      case "TIMEOUT":
+        return { ...sent("timeout", error.message), sentKey: key };
+      default:
+        return { ...sent("failed", error.message), sentKey: key };
     }
-    if (code === "SERVER_UNAVAILABLE" || code === "CIRCUIT_OPEN") {
-      return {
-        ...finish(
-          "unavailable",
-          `${call.name} is unavailable: ${error.message}. Do not call tools of server ${entry.server} again in this run.`,
-          { error: code },
-        ),
-        downServer: entry.server,
-      };
-    }
-    if (code === "TIMEOUT") return { ...finish("timeout", error.message, { error: code }), sentKey: key };
-    if (code === "CANCELLED") throw error;
-    return { ...finish("failed", error.message, { error: code }), sentKey: key };
   }
 }

@@ -24,6 +24,7 @@ export interface ModelTool {
 /** One request to a model. */
 export interface ModelRequest {
   messages: ChatMessage[];
+  /** The tools offered; empty: none (the model must answer in text). */
   tools: ModelTool[];
   /** Let the model ask for several tools in one answer; default true. */
   parallelToolCalls?: boolean;
@@ -37,6 +38,7 @@ export interface ModelResponse {
   content: string | null;
   toolCalls: ToolCall[];
   finishReason?: string;
+  /** Tokens the request used, when the model's server reports them. */
   usage?: { promptTokens: number; completionTokens: number };
 }
 

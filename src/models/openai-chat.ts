@@ -136,6 +136,7 @@ export class OpenAIChatModel implements ModelProvider {
       model: this.#options.model,
       messages: request.messages.map(toWire),
     };
+    // No tools (an agent's last step): neither `tools` nor `tool_choice` is sent, so the model must answer.
     if (request.tools.length > 0) {
       body.tools = request.tools.map((tool) => ({
         type: "function",
@@ -196,13 +197,18 @@ function parseCompletion(body: unknown): ModelResponse {
     toolCalls: (message.tool_calls ?? []).map((call, index) => toToolCall(call, index)),
   };
   if (typeof choice.finish_reason === "string") response.finishReason = choice.finish_reason;
-  const usage = (body as { usage?: { prompt_tokens?: number; completion_tokens?: number } }).usage;
-  if (usage)
-    response.usage = {
-      promptTokens: usage.prompt_tokens ?? 0,
-      completionTokens: usage.completion_tokens ?? 0,
-    };
+  const usage = (body as { usage?: WireUsage | null }).usage;
+  if (usage) response.usage = toUsage(usage);
   return response;
+}
+
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+}
+
+function toUsage(usage: WireUsage): NonNullable<ModelResponse["usage"]> {
+  return { promptTokens: usage.prompt_tokens ?? 0, completionTokens: usage.completion_tokens ?? 0 };
 }
 
 async function readStream(
@@ -211,6 +217,7 @@ async function readStream(
 ): Promise<ModelResponse> {
   let content = "";
   let finishReason: string | undefined;
+  let usage: ModelResponse["usage"];
   const calls = new Map<number, { id?: string; name: string; arguments: string }>();
   for await (const data of readServerSentEvents(response)) {
     if (data === "[DONE]") break;
@@ -219,7 +226,10 @@ async function readStream(
         delta?: { content?: string | null; tool_calls?: WireToolCall[] };
         finish_reason?: string | null;
       }>;
+      usage?: WireUsage | null;
     };
+    // Servers asked for usage (or sending it anyway) put it in a last chunk, often without choices.
+    if (chunk.usage) usage = toUsage(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     if (choice.delta?.content) {
@@ -243,7 +253,12 @@ async function readStream(
       name: call.name,
       arguments: call.arguments || "{}",
     }));
-  return { content: content || null, toolCalls, ...(finishReason ? { finishReason } : {}) };
+  return {
+    content: content || null,
+    toolCalls,
+    ...(finishReason ? { finishReason } : {}),
+    ...(usage ? { usage } : {}),
+  };
 }
 
 function toToolCall(call: WireToolCall, index: number): ToolCall {

@@ -12,6 +12,12 @@ export interface ModelSection {
   baseURL?: string | undefined;
   apiKey?: string | undefined;
   name?: string | undefined;
+  /** Sampling temperature sent with each request; absent: the server's default. */
+  temperature?: number | undefined;
+  /** How long one model request may take, retries excluded; default 120 s. */
+  timeoutMs?: number | undefined;
+  /** Retries after a 429, a 5xx or a dropped connection; default 3. */
+  maxRetries?: number | undefined;
 }
 
 export interface ResolveModelOptions {
@@ -30,8 +36,9 @@ export const HOW_TO_CONFIGURE_MODEL =
   "together with SWITCHYARD_MODEL, or pass --model";
 
 /**
- * Build the model from the config's `model` section, else from `OPENAI_API_KEY`, `OPENAI_BASE_URL` and
- * `SWITCHYARD_MODEL`; `--model` overrides the name.
+ * Build the model from the config's `model` section (with its `temperature`, `timeoutMs` and
+ * `maxRetries`), else from `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `SWITCHYARD_MODEL`; `--model`
+ * overrides the name.
  * @throws SwitchyardError `MODEL_NOT_CONFIGURED` saying exactly how to configure one.
  */
 export function resolveModel(options: ResolveModelOptions = {}): ModelProvider {
@@ -55,6 +62,9 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelProvider {
   }
   const modelOptions: OpenAIChatModelOptions = { baseURL, model: name };
   if (section.apiKey) modelOptions.apiKey = section.apiKey;
+  if (section.temperature !== undefined) modelOptions.temperature = section.temperature;
+  if (section.timeoutMs !== undefined) modelOptions.timeoutMs = section.timeoutMs;
+  if (section.maxRetries !== undefined) modelOptions.maxRetries = section.maxRetries;
   if (options.stream) modelOptions.stream = true;
   return new OpenAIChatModel(modelOptions);
 }

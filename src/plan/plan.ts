@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { SwitchyardError } from "../../errors.js";
-import { parseYaml } from "../../lazy-require.js";
+import { messageOf, SwitchyardError } from "../errors.js";
+import { parseYaml } from "../lazy-require.js";
 import { ExpressionError, findPaths } from "./expressions.js";
 
 /** How long a whole plan may run when it sets no `timeoutMs`. */
@@ -86,17 +86,26 @@ export function checkPlan(raw: unknown, source = "plan"): Plan {
   return { ...spec, dependencies };
 }
 
-/** Read a plan from a YAML or JSON file. @throws SwitchyardError `CONFIG_INVALID`. */
-export function loadPlanFile(file: string): Plan {
+/** Read a plan from YAML or JSON text. @throws SwitchyardError `CONFIG_INVALID` naming `source`. */
+export function parsePlan(text: string, source = "plan"): Plan {
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(file, "utf8"));
+    raw = parseYaml(text);
   } catch (cause) {
-    throw new SwitchyardError("CONFIG_INVALID", `cannot read plan ${file}: ${(cause as Error).message}`, {
-      cause,
-    });
+    throw new SwitchyardError("CONFIG_INVALID", `cannot read plan ${source}: ${messageOf(cause)}`, { cause });
   }
-  return checkPlan(raw, file);
+  return checkPlan(raw, source);
+}
+
+/** Read a plan from a YAML or JSON file. @throws SwitchyardError `CONFIG_INVALID`. */
+export function loadPlanFile(file: string): Plan {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (cause) {
+    throw new SwitchyardError("CONFIG_INVALID", `cannot read plan ${file}: ${messageOf(cause)}`, { cause });
+  }
+  return parsePlan(text, file);
 }
 
 function pathsOf(value: unknown, source: string, where: string) {

@@ -1,9 +1,42 @@
-import type { ToolResult } from "../../calls/normalize.js";
-import { isSwitchyardError, messageOf, SwitchyardError } from "../../errors.js";
-import { elapsedMs } from "../events.js";
-import type { ToolHost } from "../run-call.js";
+import type { ToolResult } from "../calls/normalize.js";
+import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import {
+  type CallRecord,
+  elapsedMs,
+  newId,
+  type RecordedError,
+  type RunRecord,
+  recordedError,
+  type SwitchyardEvent,
+} from "../telemetry/events.js";
 import { ExpressionError, resolveValue } from "./expressions.js";
 import { DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
+
+/** What a plan run tells the host about each call: which run, and the step's id as the call's id. */
+export interface PlanCallOptions {
+  signal?: AbortSignal;
+  runId?: string;
+  callId?: string;
+}
+
+/** What a plan needs of a Switchyard: look tools up, call them, and (optionally) report to its observers. */
+export interface PlanHost {
+  describeTool(name: string): { server: string; tool: string } | undefined;
+  callTool(name: string, args: unknown, options?: PlanCallOptions): Promise<ToolResult>;
+  /**
+   * Receives the run's events for the host's observers (a Switchyard's `emit`). Call events of steps
+   * that reached `callTool` are the host's own to report; the plan sends it the rest.
+   */
+  emit?(event: SwitchyardEvent): void;
+}
+
+/**
+ * Why a step did not succeed: `TOOL_ERROR` (the tool answered `isError`; the message is its text),
+ * `SKIPPED` (a step it depends on did not succeed, or the plan's deadline passed first),
+ * `UNRESOLVED_REFERENCE` (its arguments read a value that is not there; nothing was sent), `TIMEOUT`
+ * (the plan's or the step's deadline passed), or the code of the failed call.
+ */
+export type PlanStepError = RecordedError;
 
 /** How one step ended. */
 export interface PlanStepResult {
@@ -15,29 +48,32 @@ export interface PlanStepResult {
   status: "ok" | "failed" | "skipped";
   ok: boolean;
   ms: number;
-  error?: string;
+  error?: PlanStepError;
   result?: ToolResult;
 }
 
 /** How a plan ended: every step in plan order, and the plan's outputs. */
 export interface PlanResult {
+  /** The run's id: every event of the run carries it, and so do the host's call events. */
+  runId: string;
   ok: boolean;
   steps: PlanStepResult[];
   outputs: Record<string, unknown>;
+  /** The run as records carry it: `kind: "plan"`, outcome `ok` or `failed`, one call per step. */
+  record: RunRecord;
 }
 
-/** Progress of a plan run. */
-export type PlanEvent =
-  | { type: "step_started"; id: string; name: string }
-  | ({ type: "step_finished" } & PlanStepResult);
+/** What a plan run reports: the one event union (`run_started`, `call_started`, `call_finished`, `run_finished`). */
+export type PlanEvent = SwitchyardEvent;
 
 export interface RunPlanOptions {
-  host: ToolHost;
+  host: PlanHost;
   /** Values for the plan's inputs; declared defaults fill the rest. */
   input?: Record<string, unknown>;
   /** The whole plan's deadline; default: the plan's `timeoutMs`, else 120 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Every event of the run, in order; a step's call events carry the step's id as `id`. */
   onEvent?: (event: PlanEvent) => void;
 }
 
@@ -63,56 +99,82 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       throw new SwitchyardError(
         "TOOL_NOT_FOUND",
         `step ${step.id} uses tool ${step.tool}, which is not in the catalog`,
-        {
-          tool: step.tool,
-        },
+        { tool: step.tool },
       );
     }
   }
+  const runId = newId("run");
+  const startedAt = new Date().toISOString();
+  const runStarted = performance.now();
   const timeoutMs = options.timeoutMs ?? plan.timeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const scope = { input, steps: {} as Record<string, StepScope> };
-  const emit = (event: PlanEvent) => options.onEvent?.(event);
+  const { host } = options;
+  /** Report to `onEvent` and, unless `ownEventsOnly`, to the host's observers. */
+  const emit = (event: PlanEvent, ownEventsOnly = false) => {
+    options.onEvent?.(event);
+    if (!ownEventsOnly) host.emit?.(event);
+  };
+  const finished = (result: PlanStepResult, sent: boolean) =>
+    emit({ type: "call_finished", ...callRecord(runId, result) }, sent);
+  emit({ type: "run_started", runId, kind: "plan", time: startedAt, input: JSON.stringify(input) });
 
   const execute = async (step: PlanStepSpec): Promise<PlanStepResult> => {
-    const entry = options.host.describeTool(step.tool)!;
+    const entry = host.describeTool(step.tool)!;
     const started = performance.now();
     const base = { id: step.id, name: step.tool, server: entry.server, tool: entry.tool };
-    const failed = (error: string): PlanStepResult => ({
+    const failed = (error: RecordedError): PlanStepResult => ({
       ...base,
       status: "failed",
       ok: false,
       ms: elapsedMs(started),
       error,
     });
-    emit({ type: "step_started", id: step.id, name: step.tool });
+    const callStarted = (args: unknown) =>
+      emit({ type: "call_started", runId, ...base, arguments: JSON.stringify(args) ?? "null" }, true);
     let args: unknown;
     try {
       args = resolveValue(step.args ?? {}, scope);
     } catch (error) {
-      if (error instanceof ExpressionError) return failed(error.message);
-      throw error;
+      if (!(error instanceof ExpressionError)) throw error;
+      // Refused here, before the host: the host hears of it from the plan.
+      callStarted(step.args ?? {});
+      const result = failed({ code: "UNRESOLVED_REFERENCE", message: error.message });
+      finished(result, false);
+      return result;
     }
     const stepSignal = step.timeoutMs
       ? AbortSignal.any([signal, AbortSignal.timeout(step.timeoutMs)])
       : signal;
+    callStarted(args);
+    let result: PlanStepResult;
     try {
-      const result = await options.host.callTool(step.tool, args, { signal: stepSignal });
+      const answer = await host.callTool(step.tool, args, { signal: stepSignal, runId, callId: step.id });
       scope.steps[step.id] = {
-        text: result.text,
-        structured: result.structuredContent,
-        content: result.content,
-        isError: result.isError,
+        text: answer.text,
+        structured: answer.structuredContent,
+        content: answer.content,
+        isError: answer.isError,
       };
-      if (result.isError) return { ...failed(`the tool reported an error: ${result.text}`), result };
-      return { ...base, status: "ok", ok: true, ms: elapsedMs(started), result };
+      result = answer.isError
+        ? { ...failed({ code: "TOOL_ERROR", message: answer.text }), result: answer }
+        : { ...base, status: "ok", ok: true, ms: elapsedMs(started), result: answer };
     } catch (error) {
-      if (deadline.aborted) return failed(`TIMEOUT: the plan did not finish within ${timeoutMs} ms`);
-      if (stepSignal.aborted && !signal.aborted)
-        return failed(`TIMEOUT: step ${step.id} did not finish within ${step.timeoutMs} ms`);
-      return failed(isSwitchyardError(error) ? `${error.code}: ${error.message}` : messageOf(error));
+      if (deadline.aborted)
+        result = failed({ code: "TIMEOUT", message: `the plan did not finish within ${timeoutMs} ms` });
+      else if (stepSignal.aborted && !signal.aborted)
+        result = failed({
+          code: "TIMEOUT",
+          message: `step ${step.id} did not finish within ${step.timeoutMs} ms`,
+        });
+      else
+        result = failed(
+          isSwitchyardError(error) ? recordedError(error) : { code: "ERROR", message: messageOf(error) },
+        );
     }
+    finished(result, true);
+    return result;
   };
 
   const results = new Map<string, Promise<PlanStepResult>>();
@@ -124,20 +186,69 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
         const before = await Promise.all(needs.map((id) => results.get(id)!));
         const blocker = before.find((result) => !result.ok);
         const reason = blocker
-          ? `skipped: step ${blocker.id} ${blocker.status === "skipped" ? "was skipped" : "failed"}`
+          ? `step ${blocker.id} ${blocker.status === "skipped" ? "was skipped" : "failed"}`
           : signal.aborted
-            ? `skipped: the plan timed out after ${timeoutMs} ms`
+            ? `the plan timed out after ${timeoutMs} ms`
             : undefined;
-        const result = reason
-          ? ({ id: step.id, name: step.tool, status: "skipped", ok: false, ms: 0, error: reason } as const)
-          : await execute(step);
-        emit({ type: "step_finished", ...result });
-        return result;
+        if (!reason) return execute(step);
+        const entry = host.describeTool(step.tool);
+        const skipped: PlanStepResult = {
+          id: step.id,
+          name: step.tool,
+          ...(entry ? { server: entry.server, tool: entry.tool } : {}),
+          status: "skipped",
+          ok: false,
+          ms: 0,
+          error: { code: "SKIPPED", message: reason },
+        };
+        finished(skipped, false);
+        return skipped;
       })(),
     );
   }
   const steps = await Promise.all(plan.steps.map((step) => results.get(step.id)!));
-  return { ok: steps.every((step) => step.ok), steps, outputs: planOutputs(plan, scope) };
+  const ok = steps.every((step) => step.ok);
+  const firstFailure = steps.find((step) => step.status === "failed");
+  const record: RunRecord = {
+    id: runId,
+    kind: "plan",
+    startedAt,
+    ms: elapsedMs(runStarted),
+    outcome: ok ? "ok" : "failed",
+    steps: [],
+    calls: steps.map((step) => callRecord(runId, step)),
+    ...(firstFailure?.error
+      ? {
+          error: {
+            code: firstFailure.error.code,
+            message: `step ${firstFailure.id}: ${firstFailure.error.message}`,
+          },
+        }
+      : {}),
+  };
+  emit({ type: "run_finished", runId, record });
+  return { runId, ok, steps, outputs: planOutputs(plan, scope), record };
+}
+
+/** A step as a call record: the step's id is the call's. */
+function callRecord(runId: string, step: PlanStepResult): CallRecord {
+  return {
+    id: step.id,
+    runId,
+    name: step.name,
+    ...(step.server !== undefined ? { server: step.server } : {}),
+    ...(step.tool !== undefined ? { tool: step.tool } : {}),
+    ok: step.ok,
+    ms: step.ms,
+    ...(step.error ? { error: step.error } : {}),
+  };
+}
+
+/** One line for a step that did not succeed: `skipped: …`, `the tool reported an error: …`, or `CODE: …`. */
+export function describeStepError(error: PlanStepError): string {
+  if (error.code === "SKIPPED") return `skipped: ${error.message}`;
+  if (error.code === "TOOL_ERROR") return `the tool reported an error: ${error.message}`;
+  return `${error.code}: ${error.message}`;
 }
 
 function planInput(plan: Plan, given: Record<string, unknown>): Record<string, unknown> {

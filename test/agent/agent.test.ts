@@ -161,7 +161,7 @@ describe("the agent loop", () => {
     expect(tools[1]!.content).toContain('missing required field "b"');
     expect(tools[2]!.content).toMatch(/"a" must be number/);
     expect(tools[3]!.content).toMatch(/There is no tool named a_ad\. Available tools: .*a_add/);
-    expect(result.calls.slice(0, 4).map((c) => c.error)).toEqual([
+    expect(result.calls.slice(0, 4).map((c) => c.error?.code)).toEqual([
       "INVALID_ARGUMENTS",
       "INVALID_ARGUMENTS",
       "INVALID_ARGUMENTS",
@@ -195,7 +195,7 @@ describe("the agent loop", () => {
       /^\[tool b_echo → refused\]\nrefused: b_echo is unavailable in this run \(server b is down\)/,
     );
     expect(toolCallsSent("echo")).toHaveLength(0);
-    expect(result.calls.map((c) => c.error)).toEqual(["TOOL_ERROR", "SERVER_UNAVAILABLE", "REFUSED"]);
+    expect(result.calls.map((c) => c.error?.code)).toEqual(["TOOL_ERROR", "SERVER_UNAVAILABLE", "REFUSED"]);
   });
 
   it("ends a model that never stops calling tools at maxSteps, saying so", async () => {

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePath, resolveValue } from "../../src/agent/plan/expressions.js";
-import { checkPlan } from "../../src/agent/plan/plan.js";
-import { type PlanEvent, runPlan } from "../../src/agent/plan/run-plan.js";
 import { Switchyard } from "../../src/index.js";
+import { checkPlan, type PlanEvent, parsePath, resolveValue, runPlan } from "../../src/plan/index.js";
 import { ROOT, raw, runCli, sdk } from "../helpers.js";
 
 describe("plan expressions", () => {
@@ -111,15 +109,26 @@ describe("running a plan", () => {
     const result = await runPlan(plan, { host: yard, onEvent: (event) => events.push(event) });
     expect(result.ok).toBe(true);
     expect(result.outputs).toEqual({ sum: 42, said: "sum=42 after slept 300" });
+    expect(events[0]).toMatchObject({ type: "run_started", runId: result.runId, kind: "plan" });
+    const calls = events.flatMap((e) =>
+      e.type === "call_started" || e.type === "call_finished" ? [{ type: e.type, id: e.id }] : [],
+    );
     expect(
-      events
+      calls
         .slice(0, 2)
         .map((e) => [e.type, e.id].join(" "))
         .sort(),
-    ).toEqual(["step_started slow", "step_started sum"]);
-    expect(events.findIndex((e) => e.type === "step_started" && e.id === "say")).toBeGreaterThan(
-      events.findIndex((e) => e.type === "step_finished" && e.id === "slow"),
+    ).toEqual(["call_started slow", "call_started sum"]);
+    expect(calls.findIndex((e) => e.type === "call_started" && e.id === "say")).toBeGreaterThan(
+      calls.findIndex((e) => e.type === "call_finished" && e.id === "slow"),
     );
+    expect(events.at(-1)).toEqual({ type: "run_finished", runId: result.runId, record: result.record });
+    expect(result.record).toMatchObject({ id: result.runId, kind: "plan", outcome: "ok" });
+    expect(result.record.calls.map((c) => [c.id, c.runId, c.name, c.ok])).toEqual([
+      ["slow", result.runId, "a_sleep", true],
+      ["sum", result.runId, "a_add", true],
+      ["say", result.runId, "b_echo", true],
+    ]);
   });
 
   it("stops the dependants of a failed step and reports why, while other steps run", async () => {
@@ -134,12 +143,16 @@ describe("running a plan", () => {
     });
     const result = await runPlan(plan, { host: yard });
     expect(result.ok).toBe(false);
-    expect(result.steps.map((s) => [s.id, s.status, s.error ?? ""])).toEqual([
-      ["broken", "failed", "the tool reported an error: fail: requested failure"],
-      ["after", "skipped", "skipped: step broken failed"],
-      ["later", "skipped", "skipped: step after was skipped"],
-      ["free", "ok", ""],
+    expect(result.steps.map((s) => [s.id, s.status, s.error])).toEqual([
+      ["broken", "failed", { code: "TOOL_ERROR", message: "fail: requested failure" }],
+      ["after", "skipped", { code: "SKIPPED", message: "step broken failed" }],
+      ["later", "skipped", { code: "SKIPPED", message: "step after was skipped" }],
+      ["free", "ok", undefined],
     ]);
+    expect(result.record).toMatchObject({
+      outcome: "failed",
+      error: { code: "TOOL_ERROR", message: "step broken: fail: requested failure" },
+    });
     expect(result.outputs).toEqual({ after: null, free: "independent" });
   });
 
@@ -160,7 +173,10 @@ describe("running a plan", () => {
       ["stuck", "failed"],
       ["next", "skipped"],
     ]);
-    expect(result.steps[1]!.error).toBe("TIMEOUT: the plan did not finish within 300 ms");
+    expect(result.steps[1]!.error).toEqual({
+      code: "TIMEOUT",
+      message: "the plan did not finish within 300 ms",
+    });
     expect((await yard.callTool("a_echo", { text: "still fine" })).text).toBe("still fine");
   });
 

@@ -1,0 +1,51 @@
+import type { SwitchyardConfig } from "../config/schema.js";
+import type { ModelProvider } from "../models/model.js";
+import { resolveModel } from "../models/resolve.js";
+import { Agent, type AgentHost, type AgentOptions } from "./agent.js";
+import { type RoutableHost, routerFor, routeTools } from "./route-tools.js";
+
+/** What {@link createAgent} reads of a config: the `model`, `agent` and `routing` sections. */
+export type AgentConfig = Pick<SwitchyardConfig, "model" | "agent" | "routing">;
+
+/** Options of {@link createAgent}: each one given here wins over the config's `agent` section. */
+export interface CreateAgentOptions extends Partial<Omit<AgentOptions, "host" | "model" | "selectTools">> {
+  /** The model; default: the one the config's `model` section (or the environment) describes. */
+  model?: ModelProvider;
+  /** Called when a routing strategy's ranking fails (an embeddings endpoint down); the others are used. */
+  onRoutingError?: (error: unknown, strategy: string) => void;
+}
+
+/**
+ * The agent as `switchyard ask`, `chat` and `demo` build it: the host's one router for the config's
+ * `routing` section ({@link routerFor}), the config's `agent` section (system prompt, step limit,
+ * identical-call limit, parallel calls), and the model.
+ *
+ * ```ts
+ * await using yard = await Switchyard.fromFile("switchyard.config.json");
+ * const agent = createAgent(yard, yard.config, { onEvent: (e) => console.error(e.type) });
+ * ```
+ * @throws SwitchyardError `MODEL_NOT_CONFIGURED` without a model; `CONFIG_INVALID` for a routing
+ *   strategy that needs an embeddings endpoint the config does not give.
+ */
+export function createAgent(
+  host: AgentHost & RoutableHost,
+  config: AgentConfig = {},
+  options: CreateAgentOptions = {},
+): Agent {
+  const { model, onRoutingError, ...overrides } = options;
+  const section = config.agent ?? {};
+  const router = routerFor(host, config.routing, onRoutingError ? { onError: onRoutingError } : {});
+  const agentOptions: AgentOptions = {
+    model: model ?? resolveModel(config.model ? { section: config.model } : {}),
+    host,
+    selectTools: routeTools(host, router),
+    ...(section.systemPrompt !== undefined ? { systemPrompt: section.systemPrompt } : {}),
+    ...(section.maxSteps !== undefined ? { maxSteps: section.maxSteps } : {}),
+    ...(section.maxIdenticalCalls !== undefined ? { maxIdenticalCalls: section.maxIdenticalCalls } : {}),
+    ...(section.parallelToolCalls !== undefined ? { parallelToolCalls: section.parallelToolCalls } : {}),
+  };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined) (agentOptions as unknown as Record<string, unknown>)[key] = value;
+  }
+  return new Agent(agentOptions);
+}

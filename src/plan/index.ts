@@ -1,0 +1,23 @@
+// switchyard/plan: declared graphs of tool calls, run over a Switchyard without a model.
+export { ExpressionError, type ExpressionPath, findPaths, parsePath, resolveValue } from "./expressions.js";
+export {
+  checkPlan,
+  DEFAULT_PLAN_TIMEOUT_MS,
+  loadPlanFile,
+  type Plan,
+  type PlanSpec,
+  type PlanStepSpec,
+  parsePlan,
+  planSchema,
+} from "./plan.js";
+export {
+  describeStepError,
+  type PlanCallOptions,
+  type PlanEvent,
+  type PlanHost,
+  type PlanResult,
+  type PlanStepError,
+  type PlanStepResult,
+  type RunPlanOptions,
+  runPlan,
+} from "./run-plan.js";
