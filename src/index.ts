@@ -5,10 +5,12 @@ export {
   type AgentOptions,
   type AgentResult,
   DEFAULT_SYSTEM_PROMPT,
+  LAST_STEP_NOTE,
   type RunOptions,
   type SelectionContext,
 } from "./agent/agent.js";
-export type { AgentEvent, CallRecord, StopReason } from "./agent/events.js";
+export { type AgentConfig, type CreateAgentOptions, createAgent } from "./agent/create-agent.js";
+export type { AgentEvent, StopReason } from "./agent/events.js";
 export {
   type CallGuard,
   callKey,
@@ -22,7 +24,15 @@ export {
   skipUnavailableServers,
   stepLimit,
 } from "./agent/guards.js";
-export { type RoutableHost, routeTools } from "./agent/route-tools.js";
+export {
+  type RoutableCatalogChange,
+  type RoutableHost,
+  type RoutingSection,
+  routerFor,
+  routeTools,
+  toConversation,
+} from "./agent/route-tools.js";
+export type { CallOutcomeReport, ToolCallOptions, ToolHost } from "./agent/run-call.js";
 export { normalizeResult, type ToolResult } from "./calls/normalize.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";
@@ -59,29 +69,14 @@ export type {
 export { OpenAIChatModel, type OpenAIChatModelOptions } from "./models/openai-chat.js";
 export { type ModelSection, resolveModel } from "./models/resolve.js";
 export { toModelParameters } from "./models/tool-schema.js";
-export { type CatalogTool, catalogToolDescriptors, type ServerAbout } from "./routing/catalog-tools.js";
-export {
-  type Conversation,
-  type ConversationWeights,
-  conversationQuery,
-  parseTranscript,
-  queryFromText,
-} from "./routing/conversation.js";
+export type { Conversation, ConversationWeights } from "./routing/conversation.js";
 export {
   createStrategy,
   STRATEGY_NAMES,
   type StrategyName,
   type StrategySpec,
 } from "./routing/create-strategy.js";
-export {
-  EmbeddingsClient,
-  type EmbeddingsClientOptions,
-  EmbeddingsError,
-} from "./routing/embeddings-client.js";
-export { type EvaluateOptions, type Evaluation, evaluateRouter } from "./routing/evaluate.js";
 export { routerOptionsFromConfig } from "./routing/from-config.js";
-export { reciprocalRankFusion } from "./routing/fusion.js";
-export { type LabelledQuery, type RoutingMetrics, routingMetrics } from "./routing/metrics.js";
 export type { QueryPart, RoutingQuery } from "./routing/query.js";
 export {
   DEFAULT_OFFER_ALL_UP_TO,
@@ -94,14 +89,32 @@ export {
   type RouterOptions,
   type SelectOptions,
 } from "./routing/router.js";
-export { type ParseResult, parseQueriesJsonl, parseToolsJson } from "./routing/routing-data.js";
-export { EmbeddingStrategy } from "./routing/strategies/embedding.js";
-export { type HybridOptions, HybridStrategy } from "./routing/strategies/hybrid.js";
-export { DEFAULT_FIELD_WEIGHTS, type LexicalOptions, LexicalStrategy } from "./routing/strategies/lexical.js";
-export { type TwoStageOptions, TwoStageStrategy } from "./routing/strategies/two-stage.js";
 export type { RankedTool, RankOptions, RoutingStrategy } from "./routing/strategy.js";
-export { createTokenizer, type Tokenize, type TokenizerOptions, tokenize } from "./routing/tokenizer.js";
 export type { ToolDescriptor } from "./routing/tool-descriptor.js";
-export { type CallToolOptions, Switchyard, type SwitchyardOptions, type ToolInfo } from "./switchyard.js";
-export { createLogger, type Logger, type LogLevel, silentLogger } from "./telemetry/logger.js";
-export { openWireTrace, type WireRecord, type WireSink } from "./telemetry/wire-trace.js";
+export {
+  type CallToolOptions,
+  type CatalogChange,
+  type ServerInfo,
+  Switchyard,
+  type SwitchyardOptions,
+  type ToolInfo,
+} from "./switchyard.js";
+export {
+  type CallRecord,
+  newId,
+  noopObserver,
+  type Observer,
+  type RecordedError,
+  type RunKind,
+  type RunRecord,
+  type StepRecord,
+  type SwitchyardEvent,
+  type TokenUsage,
+} from "./telemetry/events.js";
+export { createLogger, LOG_LEVELS, type Logger, type LogLevel, silentLogger } from "./telemetry/logger.js";
+export {
+  openWireTrace,
+  type WireRecord,
+  type WireSink,
+  type WireTraceWriter,
+} from "./telemetry/wire-trace.js";

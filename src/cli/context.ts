@@ -1,9 +1,16 @@
-import { findConfigFile, loadConfigFile } from "../config/load.js";
-import type { SwitchyardConfig } from "../config/schema.js";
-import type { ServerState } from "../fleet/connection.js";
-import { Switchyard } from "../switchyard.js";
-import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from "../telemetry/logger.js";
-import { openWireTrace, type WireTraceWriter } from "../telemetry/wire-trace.js";
+import {
+  createLogger,
+  findConfigFile,
+  LOG_LEVELS,
+  type Logger,
+  type LogLevel,
+  loadConfigFile,
+  openWireTrace,
+  type ServerState,
+  Switchyard,
+  type SwitchyardConfig,
+  type WireTraceWriter,
+} from "../index.js";
 import { CliError, EXIT_USAGE } from "./exit-codes.js";
 import { createOutput, type Output } from "./output.js";
 

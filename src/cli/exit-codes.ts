@@ -1,4 +1,4 @@
-import { isSwitchyardError } from "../errors.js";
+import { isSwitchyardError } from "../index.js";
 
 /** Exit codes of the CLI (CONTRACT.md). */
 export const EXIT_OK = 0;
@@ -13,6 +13,11 @@ export class CliError extends Error {
     super(message);
     this.exitCode = exitCode;
   }
+}
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Usage mistakes exit 2; everything else that went wrong exits 1. */

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
-import { messageOf } from "../errors.js";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
@@ -9,7 +8,7 @@ import { runCommand } from "./commands/run.js";
 import { serversCommand } from "./commands/servers.js";
 import { toolsCommand } from "./commands/tools.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
-import { EXIT_FAILED, EXIT_USAGE, exitCodeOf } from "./exit-codes.js";
+import { EXIT_FAILED, EXIT_USAGE, exitCodeOf, messageOf } from "./exit-codes.js";
 
 /** Exit codes for the signals the CLI stops on (128 + signal number). */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -75,6 +74,10 @@ function program(): Command {
     .option("--max-steps <n>", "model turns before giving up (default 8, or agent.maxSteps)")
     .option("--model <name>", "the model's name (overrides the config and SWITCHYARD_MODEL)")
     .option("--stream", "stream the model's answers")
+    .option(
+      "--system <text>",
+      "the system prompt, or @file to read it from a file (default: agent.systemPrompt)",
+    )
     .action(run((ctx, question: string, flags: AskFlags) => askCommand(ctx, question, flags)));
   cli
     .command("chat")
@@ -82,6 +85,7 @@ function program(): Command {
     .option("--max-steps <n>", "model turns per question before giving up")
     .option("--model <name>", "the model's name")
     .option("--stream", "stream the model's answers")
+    .option("--system <text>", "the system prompt, or @file to read it from a file")
     .action(run((ctx, flags: AskFlags) => chatCommand(ctx, flags)));
   cli
     .command("run <plan>")

@@ -1,20 +1,24 @@
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { Agent, type AgentResult } from "../../agent/agent.js";
-import type { AgentEvent } from "../../agent/events.js";
-import { routeTools } from "../../agent/route-tools.js";
-import { messageOf } from "../../errors.js";
-import type { ChatMessage } from "../../models/model.js";
-import { resolveModel } from "../../models/resolve.js";
-import { routerOptionsFromConfig } from "../../routing/from-config.js";
-import type { Switchyard } from "../../switchyard.js";
+import {
+  type Agent,
+  type AgentEvent,
+  type AgentResult,
+  type ChatMessage,
+  createAgent,
+  resolveModel,
+  type Switchyard,
+} from "../../index.js";
 import type { CommandContext } from "../context.js";
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 
 /** Flags of `ask` and `chat`. */
 export interface AskFlags {
   maxSteps?: string;
   model?: string;
   stream?: boolean;
+  /** The system prompt, or `@file` to read it from a file. */
+  system?: string;
 }
 
 /** `switchyard ask "<question>"`: run the agent once; the answer on stdout, progress on stderr. */
@@ -50,6 +54,7 @@ async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent:
   if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps > 0)) {
     throw new CliError(`--max-steps must be a whole number above 0 (got "${flags.maxSteps}")`, EXIT_USAGE);
   }
+  const systemPrompt = flags.system === undefined ? undefined : readSystemPrompt(flags.system);
   const config = ctx.loadConfig();
   // Fail on a missing model before starting any server.
   const model = resolveModel({
@@ -58,25 +63,12 @@ async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent:
     ...(flags.stream ? { stream: true } : {}),
   });
   const yard = await ctx.connect();
-  const agentConfig = config.agent ?? {};
-  const agent = new Agent({
+  const agent = createAgent(yard, config, {
     model,
-    host: yard,
-    selectTools: routeTools(
-      yard,
-      routerOptionsFromConfig(config.routing, (error, strategy) =>
-        ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
-      ),
-    ),
-    ...(agentConfig.maxIdenticalCalls !== undefined
-      ? { maxIdenticalCalls: agentConfig.maxIdenticalCalls }
-      : {}),
-    ...(agentConfig.parallelToolCalls !== undefined
-      ? { parallelToolCalls: agentConfig.parallelToolCalls }
-      : {}),
-    ...((maxSteps ?? agentConfig.maxSteps) !== undefined
-      ? { maxSteps: maxSteps ?? agentConfig.maxSteps }
-      : {}),
+    ...(maxSteps !== undefined ? { maxSteps } : {}),
+    ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+    onRoutingError: (error, strategy) =>
+      ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
     onEvent: (event) => {
       const line = describeEvent(event);
       if (line) ctx.out.note(line);
@@ -85,9 +77,22 @@ async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent:
   return { agent, yard };
 }
 
+/** `--system <text>`, or `--system @file` for a prompt kept in a file. */
+function readSystemPrompt(value: string): string {
+  if (!value.startsWith("@")) return value;
+  const file = value.slice(1);
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : messageOf(error);
+    throw new CliError(`cannot read --system file ${file}: ${reason}`, EXIT_USAGE);
+  }
+}
+
 function printResult(ctx: CommandContext, result: AgentResult): void {
   if (ctx.out.json) {
     ctx.out.data({
+      runId: result.runId,
       answer: result.answer,
       stopReason: result.stopReason,
       steps: result.steps,
@@ -97,7 +102,7 @@ function printResult(ctx: CommandContext, result: AgentResult): void {
         tool: tool ?? null,
         ok,
         ms,
-        ...(error ? { error } : {}),
+        ...(error ? { error: { code: error.code, message: error.message } } : {}),
       })),
     });
   } else {
@@ -117,7 +122,7 @@ export function describeEvent(event: AgentEvent): string | undefined {
         ? `step ${event.step}: the model asked for ${event.toolCalls} tool call(s) (${Math.round(event.ms)} ms)`
         : undefined;
     case "call_finished":
-      return `  ${event.ok ? "ok  " : "fail"} ${event.name} ${Math.round(event.ms)} ms${event.error ? ` (${event.error})` : ""}`;
+      return `  ${event.ok ? "ok  " : "fail"} ${event.name} ${Math.round(event.ms)} ms${event.error ? ` (${event.error.code})` : ""}`;
     default:
       return undefined;
   }

@@ -1,11 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { Agent } from "../../agent/agent.js";
-import { loadPlanFile } from "../../agent/plan/plan.js";
-import { type PlanResult, runPlan } from "../../agent/plan/run-plan.js";
-import { routeTools } from "../../agent/route-tools.js";
-import { isSwitchyardError } from "../../errors.js";
-import type { ModelProvider } from "../../models/model.js";
-import { resolveModel } from "../../models/resolve.js";
+import { createAgent, isSwitchyardError, type ModelProvider, resolveModel } from "../../index.js";
+import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
 import { formatTable } from "../table.js";
@@ -32,10 +27,8 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
 
   if (model) {
     ctx.out.result(`Answering with the agent (model ${model.name}).\n`);
-    const agent = new Agent({
+    const agent = createAgent(yard, yard.config, {
       model,
-      host: yard,
-      selectTools: routeTools(yard),
       onEvent: (event) => {
         const line = describeEvent(event);
         if (line) ctx.out.note(line);
@@ -50,7 +43,7 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
           String(index + 1),
           call.server ?? "-",
           call.tool ?? call.name,
-          call.ok ? "ok" : (call.error ?? "failed"),
+          call.ok ? "ok" : (call.error?.code ?? "failed"),
           `${Math.round(call.ms)} ms`,
         ]),
       ),
@@ -99,7 +92,9 @@ function summarize(result: PlanResult): string {
     policies?: Array<{ title: string; body: string }> | null;
   };
   if (!first) {
-    const failed = result.steps.filter((step) => !step.ok).map((step) => `${step.id}: ${step.error}`);
+    const failed = result.steps
+      .filter((step) => !step.ok)
+      .map((step) => `${step.id}: ${step.error ? describeStepError(step.error) : step.status}`);
     return `没有找到 C10001 最近 7 天的订单。${failed.length ? `\n${failed.join("\n")}` : ""}`;
   }
   const who = customer?.name ? `${customer.name}（${customer.member_level ?? "会员"}）` : "C10001";

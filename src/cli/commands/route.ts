@@ -1,22 +1,25 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { messageOf } from "../../errors.js";
-import { catalogToolDescriptors } from "../../routing/catalog-tools.js";
-import { queryFromText } from "../../routing/conversation.js";
+import { type RoutingSection, routerFor } from "../../index.js";
 import {
   createStrategy,
+  DEFAULT_TOP_K,
+  evaluateRouter,
+  type LabelledQuery,
+  type LexicalOptions,
+  type OfferedTool,
+  type ParseResult,
+  parseQueriesJsonl,
+  parseToolsJson,
+  parseTranscript,
+  Router,
   STRATEGY_NAMES,
   type StrategyName,
   type StrategySpec,
-} from "../../routing/create-strategy.js";
-import { evaluateRouter } from "../../routing/evaluate.js";
-import type { LabelledQuery } from "../../routing/metrics.js";
-import { DEFAULT_TOP_K, Router } from "../../routing/router.js";
-import { type ParseResult, parseQueriesJsonl, parseToolsJson } from "../../routing/routing-data.js";
-import type { LexicalOptions } from "../../routing/strategies/lexical.js";
-import type { ToolDescriptor } from "../../routing/tool-descriptor.js";
+  type ToolDescriptor,
+} from "../../routing/index.js";
 import type { CommandContext } from "../context.js";
-import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";
 
 /** Ids per line written by `route eval --rankings`, unless `--top` says otherwise. */
@@ -62,8 +65,11 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
     cli
       .command("route")
       .argument("<query>", 'a request, or a transcript of "user: …" / "assistant: …" lines')
-      .description("show the tools the router would offer for a query, over the configured fleet")
-      .option("--top <k>", `tools to show (default: config routing.topK, else ${DEFAULT_TOP_K})`),
+      .description("show the tools the agent would offer for a request, over the configured fleet")
+      .option(
+        "--top <k>",
+        `tools to rank instead of routing.topK (default ${DEFAULT_TOP_K}); a catalog offered whole is cut to k`,
+      ),
   ).action(run((ctx, query: string, flags: StrategyFlags) => routeCommand(ctx, query, flags)));
   withStrategyFlags(
     route
@@ -89,55 +95,85 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
   );
 }
 
-/** `switchyard route "<query>"`: rank the fleet's tools for a query. */
+/**
+ * `switchyard route "<query>"`: what the agent would offer the model for this request, over the
+ * configured fleet — the same router (`routerFor`: `routing.strategy`, `topK`, `pinned`,
+ * `offerAllUpTo`, the servers' instructions) and the same selection (`select`) as `ask` and `chat`.
+ */
 export async function routeCommand(
   ctx: CommandContext,
   query: string,
   flags: StrategyFlags,
 ): Promise<number> {
   const top = flags.top === undefined ? undefined : parseTop(flags.top);
-  const spec = strategySpec(flags, {
-    onError: (error, strategy) =>
-      ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
-  });
+  const config = ctx.loadConfig();
+  const section = routingSection(config.routing, flags);
   const yard = await ctx.connect();
   for (const state of yard.servers()) {
     if (state.status === "failed")
       ctx.out.note(`warning: server ${state.name} failed, its tools are not ranked: ${state.error}`);
   }
-  // What a server says about itself: its serverInfo name for now (instructions are not exposed yet).
-  const about = new Map(
-    yard
-      .servers()
-      .flatMap((state) =>
-        state.serverInfo && state.serverInfo.name !== state.name
-          ? [[state.name, { title: state.serverInfo.name }]]
-          : [],
-      ),
-  );
-  const router = new Router(catalogToolDescriptors(yard.tools(), about), { strategy: createStrategy(spec) });
-  const ranked = await router.rank(queryFromText(query), {
-    topK: top ?? yard.config.routing?.topK ?? DEFAULT_TOP_K,
+  const router = routerFor(yard, section, {
+    onError: (error, strategy) =>
+      ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
   });
+  const conversation = parseTranscript(query) ?? { latestUserMessage: query };
+  let offered = await router.select(conversation, top === undefined ? {} : { topK: top });
+  // A catalog small enough to be offered whole: --top shows its best k.
+  if (top !== undefined && offered.every((tool) => tool.reason === "all")) offered = offered.slice(0, top);
   if (ctx.out.json) {
     ctx.out.data(
-      ranked.map((tool) => ({ name: tool.id, server: tool.server, tool: tool.name, score: tool.score })),
+      offered.map((tool) => ({
+        name: tool.id,
+        server: tool.server,
+        tool: tool.name,
+        score: tool.score ?? null,
+      })),
     );
     return EXIT_OK;
   }
-  if (ranked.length === 0) {
+  if (offered.length === 0) {
     ctx.out.note(`no tool matches "${firstLine(query)}" (${router.size} tools in the catalog)`);
     return EXIT_OK;
   }
-  const rows = ranked.map((tool, i) => [
+  const rows = offered.map((tool, i) => [
     String(i + 1),
     tool.id,
     tool.server,
-    tool.score.toFixed(2),
+    scoreText(tool),
     firstLine(router.tool(tool.id)?.description ?? "", 60),
   ]);
   ctx.out.result(formatTable(["RANK", "TOOL", "SERVER", "SCORE", "DESCRIPTION"], rows));
   return EXIT_OK;
+}
+
+/** A ranked tool's score; a tool offered for another reason says which. */
+function scoreText(tool: OfferedTool): string {
+  if (tool.score !== undefined) return tool.score.toFixed(2);
+  return tool.reason === "all" ? "-" : tool.reason;
+}
+
+/**
+ * The config's `routing` section, or — when `--strategy` or the embeddings flags are given — a copy
+ * with them in place (a router of its own, beside the agent's).
+ */
+function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingSection {
+  if (
+    flags.strategy === undefined &&
+    flags.embeddingsUrl === undefined &&
+    flags.embeddingsModel === undefined
+  )
+    return routing;
+  const spec = strategySpec(
+    { ...flags, strategy: flags.strategy ?? routing?.strategy ?? "lexical" },
+    {},
+    routing?.embeddings,
+  );
+  return {
+    ...routing,
+    ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
+    ...(spec.embeddings ? { embeddings: { ...spec.embeddings } } : {}),
+  };
 }
 
 /**
@@ -199,20 +235,22 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
   return EXIT_OK;
 }
 
-function strategySpec(flags: StrategyFlags, extra: Partial<StrategySpec>): StrategySpec {
+function strategySpec(
+  flags: StrategyFlags,
+  extra: Partial<StrategySpec>,
+  configured?: NonNullable<RoutingSection>["embeddings"],
+): StrategySpec {
   const name = flags.strategy ?? "lexical";
   if (!(STRATEGY_NAMES as readonly string[]).includes(name))
     throw new CliError(`--strategy must be one of ${STRATEGY_NAMES.join(", ")} (got "${name}")`, EXIT_USAGE);
   const spec: StrategySpec = { strategy: name as StrategyName, ...extra };
   if (name === "embedding" || name === "hybrid") {
-    if (!flags.embeddingsUrl || !flags.embeddingsModel)
+    const baseURL = flags.embeddingsUrl ?? configured?.baseURL;
+    const model = flags.embeddingsModel ?? configured?.model;
+    if (!baseURL || !model)
       throw new CliError(`--strategy ${name} needs --embeddings-url and --embeddings-model`, EXIT_USAGE);
-    const apiKey = process.env[EMBEDDINGS_KEY_ENV];
-    spec.embeddings = {
-      baseURL: flags.embeddingsUrl,
-      model: flags.embeddingsModel,
-      ...(apiKey ? { apiKey } : {}),
-    };
+    const apiKey = process.env[EMBEDDINGS_KEY_ENV] ?? configured?.apiKey;
+    spec.embeddings = { baseURL, model, ...(apiKey ? { apiKey } : {}) };
   }
   return spec;
 }

@@ -1,5 +1,10 @@
-import { loadPlanFile } from "../../agent/plan/plan.js";
-import { type PlanResult, type PlanStepResult, runPlan } from "../../agent/plan/run-plan.js";
+import {
+  describeStepError,
+  loadPlanFile,
+  type PlanResult,
+  type PlanStepResult,
+  runPlan,
+} from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { formatTable } from "../table.js";
@@ -17,8 +22,9 @@ export async function runCommand(
     host: yard,
     input,
     onEvent: (event) => {
-      if (event.type === "step_finished")
-        ctx.out.note(`  ${event.status.padEnd(7)} ${event.id} (${event.name}) ${Math.round(event.ms)} ms`);
+      if (event.type !== "call_finished") return;
+      const status = event.ok ? "ok" : event.error?.code === "SKIPPED" ? "skipped" : "failed";
+      ctx.out.note(`  ${status.padEnd(7)} ${event.id} (${event.name}) ${Math.round(event.ms)} ms`);
     },
   });
   if (ctx.out.json) ctx.out.data(planJson(result));
@@ -29,13 +35,14 @@ export async function runCommand(
 /** The CONTRACT.md shape of a plan result. */
 export function planJson(result: PlanResult) {
   return {
+    runId: result.runId,
     ok: result.ok,
     steps: result.steps.map(({ id, name, ok, ms, error }) => ({
       id,
       name,
       ok,
       ms,
-      ...(error ? { error } : {}),
+      ...(error ? { error: { code: error.code, message: error.message } } : {}),
     })),
     outputs: result.outputs,
   };
@@ -51,7 +58,7 @@ export function renderTrace(steps: PlanStepResult[]): string {
       step.tool ?? step.name,
       step.status,
       step.status === "skipped" ? "-" : `${Math.round(step.ms)} ms`,
-      step.error ?? "",
+      step.error ? describeStepError(step.error) : "",
     ]),
   );
 }

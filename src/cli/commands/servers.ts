@@ -1,5 +1,4 @@
-import type { GuardState } from "../../calls/server-guard.js";
-import type { ServerState } from "../../fleet/connection.js";
+import type { ServerInfo } from "../../index.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
 import { formatTable } from "../table.js";
@@ -14,7 +13,7 @@ export async function serversCommand(ctx: CommandContext): Promise<number> {
 }
 
 /** What `servers` shows of one server: the connection's state and its guard's counters. */
-export type ServerView = ServerState & GuardState;
+export type ServerView = ServerInfo;
 
 /** The CONTRACT.md shape of one server, plus the resilience counters (docs/contract.md). */
 export function serverJson(state: ServerView) {
