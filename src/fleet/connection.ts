@@ -266,8 +266,9 @@ export class ServerConnection {
     this.#restartsInRow = 0;
     this.#error = undefined;
     this.#errorCode = undefined;
+    this.#negotiated = undefined; // from scratch: the server may have been upgraded meanwhile
     const failure = await this.#open(options.signal);
-    if (this.#status !== "connecting") return;
+    if ((this.#status as ServerStatus) !== "connecting") return;
     if (failure) {
       this.#fail(failure, `failed to reconnect: ${failure}`);
       return;
