@@ -56,12 +56,20 @@ describe("switchyard ask", () => {
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result).toEqual({
+      runId: expect.stringMatching(/^run_/),
       answer: "done",
       stopReason: "answer",
       steps: 2,
       calls: [
         { name: "b_echo", server: "b", tool: "echo", ok: true, ms: expect.any(Number) },
-        { name: "a_fail", server: "a", tool: "fail", ok: false, ms: expect.any(Number), error: "TOOL_ERROR" },
+        {
+          name: "a_fail",
+          server: "a",
+          tool: "fail",
+          ok: false,
+          ms: expect.any(Number),
+          error: { code: "TOOL_ERROR", message: "fail: requested failure" },
+        },
       ],
     });
     expect(model.requests[0]!.stream).toBe(true);
