@@ -5,9 +5,10 @@ import { Command } from "commander";
 import { beforeAll, describe, expect, it } from "vitest";
 import { registerRouteCommands } from "../../src/cli/commands/route.js";
 import { CommandContext, type GlobalOptions } from "../../src/cli/context.js";
-import { exitCodeOf } from "../../src/cli/exit-codes.js";
-import { messageOf } from "../../src/errors.js";
-import { sdk } from "../helpers.js";
+import { exitCodeOf, messageOf } from "../../src/cli/exit-codes.js";
+import { createAgent, loadConfigFile, Switchyard } from "../../src/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { NODE, ROOT, sdk } from "../helpers.js";
 import { FLEET_TOOLS } from "./tools-fixture.js";
 
 /**
@@ -240,6 +241,54 @@ describe("switchyard route", () => {
     const table = await switchyard("--config", config, "route", "echo the text back");
     expect(table.stdout).toMatch(
       /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+\d+\.\d\d\s+Echo the text back\n/,
+    );
+  });
+
+  it("shows what the agent would offer: the config's routing (pinned, topK, offerAllUpTo) and the servers' instructions", async () => {
+    const config = path.join(dir, "routed.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          kit: sdk("--tools", "add,echo"),
+          shop: {
+            command: NODE,
+            args: [
+              `${ROOT}test/fixtures/contract-server.mjs`,
+              "--instructions",
+              "Parcel delivery desk: the totals of parcel orders.",
+            ],
+          },
+        },
+        routing: { pinned: ["kit_echo"], topK: 2, offerAllUpTo: 0 },
+      }),
+    );
+    const query = "what will my parcel delivery cost";
+    const { code, stdout } = await switchyard("--config", config, "--json", "route", query);
+    expect(code).toBe(0);
+    const offered = JSON.parse(stdout) as Array<{ name: string; score: number | null }>;
+    // The pinned tool first (no score), then topK ranked tools: they match only through what their
+    // server says about itself.
+    expect(offered[0]).toEqual({ name: "kit_echo", server: "kit", tool: "echo", score: null });
+    expect(
+      offered
+        .slice(1)
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(["shop_bad_total", "shop_good_total"]);
+    expect(offered.slice(1).every((tool) => typeof tool.score === "number" && tool.score > 0)).toBe(true);
+
+    // Exactly what the agent offers the model for the same request.
+    await using yard = await Switchyard.connect(loadConfigFile(config));
+    const model = new ScriptedModel([{ content: "done" }]);
+    await createAgent(yard, yard.config, { model }).run(query);
+    expect(model.requests[0]!.tools.map((tool) => tool.name).sort()).toEqual(
+      offered.map((tool) => tool.name).sort(),
+    );
+
+    const table = await switchyard("--config", config, "route", query);
+    expect(table.stdout).toMatch(
+      /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+pinned\s+Echo/,
     );
   });
 });
