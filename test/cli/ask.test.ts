@@ -13,7 +13,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-async function fleetWithModel(script: Script<ReceivedRequest>) {
+async function fleetWithModel(
+  script: Script<ReceivedRequest>,
+  sections: { model?: Record<string, unknown>; agent?: Record<string, unknown> } = {},
+) {
   const model = await startScriptedOpenAIServer(script);
   servers.push(model);
   const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-"));
@@ -22,10 +25,11 @@ async function fleetWithModel(script: Script<ReceivedRequest>) {
     config,
     JSON.stringify({
       mcpServers: { a: sdk(), b: raw() },
-      model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+      model: { baseURL: model.baseURL, name: "scripted", apiKey: "k", ...sections.model },
+      ...(sections.agent ? { agent: sections.agent } : {}),
     }),
   );
-  return { model, config };
+  return { model, config, dir };
 }
 
 describe("switchyard ask", () => {
@@ -94,6 +98,50 @@ describe("switchyard ask", () => {
     });
     expect(code).toBe(2);
     expect(stderr).toMatch(/^switchyard: no model is configured: add a "model" section/);
+  });
+});
+
+describe("switchyard ask, configured", () => {
+  it("sends the model section's temperature, and gives up at its timeoutMs", async () => {
+    const { config, model } = await fleetWithModel([{ content: "warm" }, { hang: true }], {
+      model: { temperature: 0.2, timeoutMs: 300 },
+    });
+    const first = await runCli(["--config", config, "ask", "Hi"]);
+    expect(first.code).toBe(0);
+    expect(model.requests[0]!.temperature).toBe(0.2);
+    const started = Date.now();
+    const second = await runCli(["--config", config, "ask", "Hi again"]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain("did not answer within 300 ms");
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("retries a failing model only model.maxRetries times", async () => {
+    const { config, model } = await fleetWithModel(() => ({ status: 503 }), { model: { maxRetries: 0 } });
+    const { code, stderr } = await runCli(["--config", config, "ask", "Hi"]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("503");
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("uses agent.systemPrompt, and --system (text or @file) over it", async () => {
+    const { config, model, dir } = await fleetWithModel(() => ({ content: "ok" }), {
+      agent: { systemPrompt: "You are the config's agent." },
+    });
+    const system = () => model.requests.at(-1)!.messages[0];
+    expect((await runCli(["--config", config, "ask", "Hi"])).code).toBe(0);
+    expect(system()).toEqual({ role: "system", content: "You are the config's agent." });
+    expect((await runCli(["--config", config, "ask", "--system", "Answer in French.", "Hi"])).code).toBe(0);
+    expect(system()).toEqual({ role: "system", content: "Answer in French." });
+    const file = path.join(dir, "prompt.txt");
+    writeFileSync(file, "Answer in Chinese.\n");
+    expect((await runCli(["--config", config, "ask", "--system", `@${file}`, "Hi"])).code).toBe(0);
+    expect(system()).toEqual({ role: "system", content: "Answer in Chinese." });
+    const missing = await runCli(["--config", config, "ask", "--system", "@nope.txt", "Hi"]);
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("cannot read --system file nope.txt"),
+    });
   });
 });
 
