@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Switchyard } from "../../src/index.js";
+import { Switchyard, type SwitchyardEvent } from "../../src/index.js";
 import { checkPlan, type PlanEvent, parsePath, resolveValue, runPlan } from "../../src/plan/index.js";
 import { ROOT, raw, runCli, sdk } from "../helpers.js";
 
@@ -156,6 +159,41 @@ describe("running a plan", () => {
     expect(result.outputs).toEqual({ after: null, free: "independent" });
   });
 
+  it("reports the run to the host once: its calls from the pipeline, with the run id and step ids", async () => {
+    const seen: SwitchyardEvent[] = [];
+    const stop = yard.observe((event) => seen.push(event));
+    const plan = checkPlan({
+      steps: [
+        { id: "sum", tool: "a_add", args: { a: 1, b: 2 } },
+        { id: "broken", tool: "a_fail" },
+        { id: "after", tool: "b_echo", args: { text: "{{steps.broken.text}}" } },
+        { id: "missing", tool: "b_echo", args: { text: "{{steps.sum.structured.nope.deeper}}" } },
+      ],
+    });
+    const result = await runPlan(plan, { host: yard });
+    stop();
+    const { runId } = result;
+    expect(seen[0]).toMatchObject({ type: "run_started", runId, kind: "plan" });
+    expect(seen.at(-1)).toEqual({ type: "run_finished", runId, record: result.record });
+    const finished = seen.flatMap((e) => (e.type === "call_finished" ? [e] : []));
+    expect(finished.map((e) => [e.id, e.runId, e.ok, e.error?.code]).sort()).toEqual([
+      ["after", runId, false, "SKIPPED"],
+      ["broken", runId, false, "TOOL_ERROR"],
+      ["missing", runId, false, "UNRESOLVED_REFERENCE"],
+      ["sum", runId, true, undefined],
+    ]);
+    // Steps that reached the pipeline were reported by it, once; the plan reported the others.
+    expect(
+      seen
+        .filter((e) => e.type === "call_started")
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual(["broken", "sum"]);
+    expect(result.steps.find((s) => s.id === "missing")!.error!.message).toContain(
+      "steps.sum.structured.nope",
+    );
+  });
+
   it("cancels what is still running when the plan's deadline passes", async () => {
     const plan = checkPlan({
       timeoutMs: 300,
@@ -226,6 +264,37 @@ describe("switchyard run", () => {
     ]);
     expect(result.outputs.first_order.product_name).toEqual(expect.any(String));
     expect(result.outputs.policies.length).toBeGreaterThan(0);
+  });
+
+  it("prints a failed step's error as { code, message } and exits 1", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-run-"));
+    const config = path.join(dir, "fleet.json");
+    const planFile = path.join(dir, "plan.yaml");
+    writeFileSync(config, JSON.stringify({ mcpServers: { a: sdk() } }));
+    writeFileSync(
+      planFile,
+      "steps:\n  - id: broken\n    tool: a_fail\n  - id: after\n    tool: a_echo\n    needs: [broken]\n    args: { text: x }\n",
+    );
+    const { code, stdout } = await runCli(["--config", config, "--json", "run", planFile]);
+    expect(code).toBe(1);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ runId: expect.stringMatching(/^run_/), ok: false });
+    expect(result.steps).toEqual([
+      {
+        id: "broken",
+        name: "a_fail",
+        ok: false,
+        ms: expect.any(Number),
+        error: { code: "TOOL_ERROR", message: "fail: requested failure" },
+      },
+      {
+        id: "after",
+        name: "a_echo",
+        ok: false,
+        ms: 0,
+        error: { code: "SKIPPED", message: "step broken failed" },
+      },
+    ]);
   });
 
   it("exits 2 for a plan that does not check out", async () => {
