@@ -174,7 +174,12 @@ describe("--trace-wire", () => {
           JSON.parse(line) as { server: string; direction: string; time: string; message: WireMessage },
       );
     for (const record of records) {
-      expect(Object.keys(record).sort()).toEqual(["direction", "message", "server", "time"]);
+      // A message that belongs to a call also names it (`callId`).
+      expect(
+        Object.keys(record)
+          .filter((key) => key !== "callId")
+          .sort(),
+      ).toEqual(["direction", "message", "server", "time"]);
       expect(Number.isNaN(Date.parse(record.time))).toBe(false);
     }
     const servers = new Set(records.map((r) => r.server));
