@@ -81,11 +81,18 @@ export const DEFAULT_CIRCUIT_BREAKER: Readonly<{ failureThreshold: number; coold
  * probe runs in place, no extra process), and SDK v2 servers get the stateless revision.
  */
 export const DEFAULT_VERSION_NEGOTIATION: VersionNegotiationMode = "auto";
-/** Longest wait for an answer to the `server/discover` probe before falling back to `initialize`. */
-export const DEFAULT_VERSION_PROBE_TIMEOUT_MS = 10_000;
+/**
+ * How long a stdio server may leave the `server/discover` probe unanswered before it is taken for a
+ * legacy server and sent `initialize` (never longer than `connectTimeoutMs`; over HTTP the probe may
+ * take the whole `connectTimeoutMs`). Restarts reuse the negotiated version and do not probe.
+ */
+export const DEFAULT_STDIO_PROBE_WAIT_MS = 2_000;
 
 /** How long a stdio server gets to exit after its stdin is closed, then again after SIGTERM. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 1_000;
+
+/** Names suggested when a tool name is not in the catalog ("did you mean …"). */
+export const DEFAULT_MAX_SUGGESTIONS = 3;
 
 // --- The model -------------------------------------------------------------------------------
 

@@ -1,5 +1,3 @@
-import type { JsonSchema } from "../calls/validate.js";
-
 /** One tool call the model asked for; `arguments` is the raw JSON string the model wrote. */
 export interface ToolCall {
   id: string;
@@ -18,7 +16,8 @@ export type ChatMessage =
 export interface ModelTool {
   name: string;
   description: string;
-  parameters: JsonSchema;
+  /** A JSON Schema object (models/ stands below calls/, so not calls' `JsonSchema`, the same type). */
+  parameters: Record<string, unknown>;
 }
 
 /** One request to a model. */

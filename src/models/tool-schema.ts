@@ -1,8 +1,7 @@
-import type { JsonSchema } from "../calls/validate.js";
-
 /** How deep `$ref`s are inlined before a recursive schema is cut off (to an unconstrained `{}`). */
 const MAX_REF_DEPTH = 8;
 
+/** A JSON Schema object (the same type as calls' `JsonSchema`; models/ does not import calls/). */
 type Schema = Record<string, unknown>;
 
 /**
@@ -10,7 +9,7 @@ type Schema = Record<string, unknown>;
  * inlined, `oneOf` read as `anyOf` (nested unions stay), no combinator or non-object type at the top,
  * and always an object with `properties`. The original schema is not changed; validation uses it.
  */
-export function toModelParameters(inputSchema: JsonSchema): JsonSchema {
+export function toModelParameters(inputSchema: Schema): Schema {
   const definitions = { ...(inputSchema.definitions as Schema), ...(inputSchema.$defs as Schema) };
   const inlined = inline(inputSchema, definitions, 0) as Schema;
   return topLevelObject(inlined);
@@ -43,7 +42,7 @@ function resolveRef(ref: string, definitions: Schema): Schema | undefined {
 }
 
 /** Merge top-level combinators into one object schema; required is what every branch requires. */
-function topLevelObject(schema: Schema): JsonSchema {
+function topLevelObject(schema: Schema): Schema {
   const { anyOf: _anyOf, allOf: _allOf, not: _not, ...rest } = schema;
   const properties: Schema = { ...(rest.properties as Schema) };
   const required = new Set(asStrings(rest.required));
@@ -57,7 +56,7 @@ function topLevelObject(schema: Schema): JsonSchema {
   for (const name of asStrings(alternatives[0]?.required)) {
     if (alternatives.every((branch) => asStrings(branch.required).includes(name))) required.add(name);
   }
-  const result: JsonSchema = { ...rest, type: "object", properties };
+  const result: Schema = { ...rest, type: "object", properties };
   if (required.size) result.required = [...required];
   else delete result.required;
   return result;
