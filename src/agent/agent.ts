@@ -1,3 +1,4 @@
+import { DEFAULT_SYSTEM_PROMPT } from "../config/defaults.js";
 import type { AnchorFormat } from "../context/shape-result.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
@@ -27,12 +28,8 @@ import {
 } from "./guards.js";
 import { type CallOutcomeReport, runToolCall, type ToolHost } from "./run-call.js";
 
-/** The system prompt when none is given. */
-export const DEFAULT_SYSTEM_PROMPT =
-  "You are a helpful assistant with tools. Call tools when they help answer the question; you may call " +
-  "several at once when they do not depend on each other, and use one tool's result as the next tool's " +
-  "input. Each tool result starts with a line naming the tool and its outcome. If a tool fails, read why " +
-  "and fix the call, or answer with what you have. Answer in the user's language.";
+/** The system prompt when none is given (it lives in config/defaults.ts). */
+export { DEFAULT_SYSTEM_PROMPT };
 
 /** Added to the system prompt on the last step a run allows (`maxSteps`), when no tools are offered. */
 export const LAST_STEP_NOTE =

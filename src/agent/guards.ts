@@ -1,9 +1,9 @@
+import { DEFAULT_MAX_IDENTICAL_CALLS, DEFAULT_MAX_STEPS } from "../config/defaults.js";
 import type { ChatMessage } from "../models/model.js";
 import type { CallRecord, StopReason } from "./events.js";
 
-/** Defaults of the agent's guards. */
-export const DEFAULT_MAX_STEPS = 8;
-export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
+/** Defaults of the agent's guards (they live in config/defaults.ts). */
+export { DEFAULT_MAX_IDENTICAL_CALLS, DEFAULT_MAX_STEPS };
 
 /** What guards see of a run. */
 export interface RunState {

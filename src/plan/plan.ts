@@ -4,8 +4,8 @@ import { messageOf, SwitchyardError } from "../errors.js";
 import { parseYaml } from "../lazy-require.js";
 import { ExpressionError, findPaths } from "./expressions.js";
 
-/** How long a whole plan may run when it sets no `timeoutMs`. */
-export const DEFAULT_PLAN_TIMEOUT_MS = 120_000;
+/** How long a whole plan may run when it sets no `timeoutMs` (it lives in config/defaults.ts). */
+export { DEFAULT_PLAN_TIMEOUT_MS } from "../config/defaults.js";
 
 const stepSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z_][\w-]*$/, "expected an id of letters, digits, _ or -"),

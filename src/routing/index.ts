@@ -1,5 +1,7 @@
 // switchyard/routing: everything routing — the router, its strategies, the lexical index and tokenizer,
 // embeddings, evaluation and the routing data formats. The root entry keeps what an agent user needs.
+/** Ids per line written by `route eval --rankings` unless `--top` says otherwise. */
+export { DEFAULT_RANKINGS_LENGTH } from "../config/defaults.js";
 export {
   type Bm25Hit,
   Bm25Index,

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { type RoutingSection, routerFor } from "../../index.js";
 import {
   createStrategy,
+  DEFAULT_RANKINGS_LENGTH,
   DEFAULT_TOP_K,
   evaluateRouter,
   type LabelledQuery,
@@ -22,8 +23,6 @@ import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";
 
-/** Ids per line written by `route eval --rankings`, unless `--top` says otherwise. */
-const DEFAULT_RANKINGS_LENGTH = 10;
 /** Environment variable holding the embeddings endpoint's API key (never taken from a flag). */
 const EMBEDDINGS_KEY_ENV = "SWITCHYARD_EMBEDDINGS_API_KEY";
 
