@@ -1,12 +1,6 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/client";
+import { DEFAULT_MAX_RETRY_DELAY_MS, DEFAULT_RETRY_BACKOFF_MS } from "../config/defaults.js";
 import { type Delivery, isSwitchyardError } from "../errors.js";
-
-/** Retries of one call after a failure that is safe to retry. */
-export const DEFAULT_MAX_RETRIES = 2;
-/** First retry delay; doubles each time, with full jitter. */
-export const DEFAULT_RETRY_BASE_MS = 100;
-/** Longest wait between two tries. */
-export const MAX_RETRY_DELAY_MS = 2_000;
 
 /** Why a failed call may or may not be tried again: the `delivery` the fleet classified it with. */
 export type FailureKind = Delivery;
@@ -27,8 +21,8 @@ export function isRetryable(kind: FailureKind, annotations: ToolAnnotations | un
 }
 
 /** Delay before retry number `attempt` (0-based): exponential with full jitter, capped. */
-export function retryDelayMs(attempt: number, baseMs = DEFAULT_RETRY_BASE_MS): number {
-  return Math.random() * Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** attempt);
+export function retryDelayMs(attempt: number, baseMs = DEFAULT_RETRY_BACKOFF_MS): number {
+  return Math.random() * Math.min(DEFAULT_MAX_RETRY_DELAY_MS, baseMs * 2 ** attempt);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/client";
+import { DEFAULT_MAX_SUGGESTIONS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
 import { globMatcher } from "./glob.js";
 import { assignToolName } from "./naming.js";
@@ -161,7 +162,7 @@ export class Catalog {
   }
 
   /** Catalog names that are closest to `name`, for "did you mean" messages. */
-  suggest(name: string, limit = 3): string[] {
+  suggest(name: string, limit = DEFAULT_MAX_SUGGESTIONS): string[] {
     const wanted = name.toLowerCase();
     const scored = [...this.#entries.values()]
       .map((entry) => ({ name: entry.name, score: similarity(wanted, entry.name.toLowerCase()) }))

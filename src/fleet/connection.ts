@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import { DEFAULT_RESTART_STABLE_AFTER_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind } from "../config/schema.js";
 import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -63,9 +64,6 @@ export interface CallOptions {
    */
   maxTotalTimeoutMs?: number;
 }
-
-/** A server that stayed up this long after a restart starts its restart count again. */
-const STABLE_AFTER_MS = 60_000;
 
 /**
  * One configured server over its whole life: connects it, restarts it when it is lost (with backoff,
@@ -346,7 +344,7 @@ export class ServerConnection {
   #lost(session: ServerSession): void {
     if (this.#status !== "ready" || session !== this.#session) return;
     const reason = session.describeExit("the connection closed");
-    if (Date.now() - this.#upSince > STABLE_AFTER_MS) this.#restartsInRow = 0;
+    if (Date.now() - this.#upSince > DEFAULT_RESTART_STABLE_AFTER_MS) this.#restartsInRow = 0;
     if (this.#restartsInRow >= this.config.restart.maxRestarts) {
       const gaveUp =
         this.config.restart.maxRestarts > 0 ? `; gave up after ${this.#restartsInRow} restart(s)` : "";

@@ -9,6 +9,7 @@ import {
   type Tool,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { DEFAULT_STDIO_PROBE_WAIT_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -21,14 +22,6 @@ import { tapTransport } from "./tap-transport.js";
 
 /** What Switchyard tells servers about itself. */
 export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
-/**
- * How long a stdio server may leave the `server/discover` version probe unanswered before it is taken
- * for a legacy server and sent `initialize` (never longer than `connectTimeoutMs`). Servers that ignore
- * requests before `initialize` cost this much at their first connect; restarts reuse the version the
- * server negotiated and do not probe. Over HTTP an unanswered probe is an outage (the SDK fails the
- * connect), so there the probe may take the whole `connectTimeoutMs`.
- */
-export const STDIO_PROBE_WAIT_MS = 2_000;
 /** The first version of the protocol negotiated with `server/discover` rather than `initialize`. */
 const FIRST_DISCOVER_VERSION = "2026-07-28";
 
@@ -222,7 +215,7 @@ export class ServerSession {
    */
   #probeWaitMs(kind: TransportKind): number {
     const { connectTimeoutMs } = this.#config;
-    return kind === "stdio" ? Math.min(connectTimeoutMs, STDIO_PROBE_WAIT_MS) : connectTimeoutMs;
+    return kind === "stdio" ? Math.min(connectTimeoutMs, DEFAULT_STDIO_PROBE_WAIT_MS) : connectTimeoutMs;
   }
 
   #stdioTransport(): StdioTransport {
