@@ -35,6 +35,9 @@ export interface CallContext {
   readonly step?: number;
   /** The catalog name called. */
   readonly name: string;
+  /** The server's config key and the tool's own name there. */
+  readonly server: string;
+  readonly tool: string;
   readonly entry: CatalogEntry;
   /** The arguments as they will be sent: validated and coerced; an interceptor may replace them. */
   args: Record<string, unknown>;
@@ -159,6 +162,8 @@ export class CallPipeline {
     const call: CallContext = {
       id,
       name,
+      server: entry.server,
+      tool: entry.tool,
       entry,
       args: {},
       options,
