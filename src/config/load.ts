@@ -174,22 +174,10 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     maxConcurrency: entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
     maxQueue: entry.maxQueue ?? DEFAULT_MAX_QUEUE,
     maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-    retry: {
-      maxRetries: entry.retry?.maxRetries ?? DEFAULT_RETRY.maxRetries,
-      backoffMs: entry.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs,
-    },
-    health: {
-      intervalMs: entry.health?.intervalMs ?? DEFAULT_HEALTH.intervalMs,
-      timeoutMs: entry.health?.timeoutMs ?? DEFAULT_HEALTH.timeoutMs,
-    },
-    restart: {
-      maxRestarts: entry.restart?.maxRestarts ?? DEFAULT_RESTART.maxRestarts,
-      backoffMs: entry.restart?.backoffMs ?? DEFAULT_RESTART.backoffMs,
-    },
-    circuitBreaker: {
-      failureThreshold: entry.circuitBreaker?.failureThreshold ?? DEFAULT_CIRCUIT_BREAKER.failureThreshold,
-      cooldownMs: entry.circuitBreaker?.cooldownMs ?? DEFAULT_CIRCUIT_BREAKER.cooldownMs,
-    },
+    retry: withDefaults(DEFAULT_RETRY, entry.retry),
+    health: withDefaults(DEFAULT_HEALTH, entry.health),
+    restart: withDefaults(DEFAULT_RESTART, entry.restart),
+    circuitBreaker: withDefaults(DEFAULT_CIRCUIT_BREAKER, entry.circuitBreaker),
     versionNegotiation: entry.versionNegotiation ?? DEFAULT_VERSION_NEGOTIATION,
     disabled: entry.disabled ?? false,
   };
@@ -197,6 +185,19 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
   if (command !== undefined) server.command = command;
   if (entry.url !== undefined) server.url = entry.url;
   return server;
+}
+
+/** A section with every key the config left out (or set to undefined) taken from its defaults. */
+function withDefaults<T extends Record<string, unknown>>(
+  defaults: Readonly<T>,
+  given: { [K in keyof T]?: T[K] | undefined } | undefined,
+): T {
+  const filled: T = { ...defaults };
+  for (const key of Object.keys(defaults) as Array<keyof T>) {
+    const value = given?.[key];
+    if (value !== undefined) filled[key] = value;
+  }
+  return filled;
 }
 
 function chooseTransport(entry: ServerEntry, at: string[]): { kind: TransportKind; forced: boolean } {
