@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { Socket } from "node:net";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
 import { trackProcessGroup, untrackProcessGroup } from "./process-groups.js";
 
@@ -18,6 +19,11 @@ export interface ServerProcessOptions {
   env?: Record<string, string>;
   cwd?: string;
   shutdownGraceMs?: number;
+  /**
+   * Whether the running process — the child and its pipes — keeps this process's event loop alive,
+   * as a child process does in Node (default true). Change it with {@link ServerProcess.holdEventLoop}.
+   */
+  holdsEventLoop?: boolean;
   /** Receives stdout as text; when absent, stdout lines are treated like stderr lines. */
   onStdout?: (chunk: string) => void;
   /** Receives each line of diagnostic output (stderr, and stdout when it is not the protocol channel). */
@@ -36,8 +42,9 @@ export interface ExitInfo {
 
 /**
  * A server's child process, owned from spawn to reaping. It runs in its own process group, and the
- * whole group is ended on stop or when this process exits, so wrappers such as `npx` or `uv run`
- * leave no grandchildren behind. Stopping follows the MCP spec: close stdin, then SIGTERM, then SIGKILL.
+ * whole group is ended on stop or when this process ends, however it ends (see process-groups.ts),
+ * so wrappers such as `npx` or `uv run` leave no grandchildren behind. Stopping follows the MCP spec:
+ * close stdin, then SIGTERM, then SIGKILL.
  */
 export class ServerProcess {
   readonly #options: ServerProcessOptions;
@@ -46,9 +53,12 @@ export class ServerProcess {
   #exit: ExitInfo | undefined;
   #closed: Promise<void> | undefined;
   #markClosed: (() => void) | undefined;
+  #holding: boolean;
+  #stopping = false;
 
   constructor(options: ServerProcessOptions) {
     this.#options = options;
+    this.#holding = options.holdsEventLoop ?? true;
   }
 
   get pid(): number | undefined {
@@ -91,6 +101,9 @@ export class ServerProcess {
       windowsHide: true,
     });
     this.#child = child;
+    // Known as soon as spawn returns (and the child already leads its own group): watched from now.
+    if (child.pid !== undefined) trackProcessGroup(child.pid);
+    this.#applyHold();
     this.#closed = new Promise((resolve) => {
       this.#markClosed = resolve;
     });
@@ -118,10 +131,7 @@ export class ServerProcess {
     });
 
     return new Promise((resolve, reject) => {
-      child.once("spawn", () => {
-        if (child.pid !== undefined) trackProcessGroup(child.pid);
-        resolve();
-      });
+      child.once("spawn", () => resolve());
       child.once("error", (error: NodeJS.ErrnoException) => {
         reject(describeSpawnError(error, command, cwd));
         this.#finish();
@@ -135,6 +145,9 @@ export class ServerProcess {
     const closed = this.#closed;
     if (!child || !closed) return;
     const grace = this.#options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    // Whoever awaits the stop is kept alive until the process is gone, idle or not.
+    this.#stopping = true;
+    this.#applyHold();
     if (!this.#exit) {
       child.stdin?.end();
       if (!(await settlesWithin(closed, grace))) {
@@ -145,6 +158,17 @@ export class ServerProcess {
     // The leader is gone or going; make sure nothing it started outlives it.
     signalGroup(child, "SIGKILL");
     await closed;
+  }
+
+  /**
+   * Hold this process's event loop with the child and its pipes (`true`, while work is outstanding),
+   * or let it exit while the server sits idle (`false`); the process-group hooks and the reaper end
+   * the server when it does. A stopping process always holds it.
+   */
+  holdEventLoop(hold: boolean): void {
+    if (this.#holding === hold) return;
+    this.#holding = hold;
+    this.#applyHold();
   }
 
   /** "exit code 3" or "killed by SIGKILL", once the process has ended. */
@@ -168,6 +192,19 @@ export class ServerProcess {
     child?.stdin?.destroy();
     markClosed();
     this.#options.onClose?.();
+  }
+
+  #applyHold(): void {
+    const child = this.#child;
+    if (!child) return;
+    const hold = this.#holding || this.#stopping;
+    if (hold) child.ref();
+    else child.unref();
+    for (const pipe of [child.stdin, child.stdout, child.stderr]) {
+      if (!(pipe instanceof Socket) || pipe.destroyed) continue;
+      if (hold) pipe.ref();
+      else pipe.unref();
+    }
   }
 
   #output(line: string): void {

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { isAlive, waitFor } from "../helpers.js";
+import {
+  CALL_HOST,
+  connectedLine,
+  deathTimes,
+  fleetFile,
+  grandchildrenIn,
+  marked,
+  markedServers,
+  newMarker,
+  reapersOf,
+  startHost,
+} from "./hosts.js";
+
+// These tests run test/fixtures/call-host.mjs, which uses the built library (dist): `npm run build` first.
+
+describe("the reaper: no server outlives its host", () => {
+  it("a SIGKILLed host takes every server with it, calls in flight: busy stdio, launched HTTP, grandchildren", async () => {
+    const marker = newMarker("sigkill");
+    const { busy, wrapper, hasher, http } = markedServers(marker);
+    const file = fleetFile({ busy, wrapper, hasher, http });
+    const host = startHost([
+      CALL_HOST,
+      file,
+      ...["--call", "busy_spin", '{"ms":60000}'],
+      ...["--call", "wrapper_sleep", '{"ms":60000}'],
+      ...["--call", "http_sleep", '{"ms":60000}'],
+    ]);
+    await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
+    await waitFor(() => host.stderr().includes("spinning 60000"), 5_000, "the busy server to start spinning");
+    const { servers } = connectedLine(host)!;
+    const [grandchild] = grandchildrenIn(host.stderr());
+    const pids = { ...servers, grandchild: grandchild! };
+    expect(Object.values(pids).every(isAlive)).toBe(true);
+    expect(marked(marker).sort()).toEqual(Object.values(pids).sort());
+    const reapers = reapersOf(host.child.pid!);
+
+    host.child.kill("SIGKILL");
+    const killed = performance.now();
+    const times = await deathTimes({ ...pids, reaper: reapers[0] ?? -1 }, killed);
+    console.info(`after SIGKILL of the host, gone after (ms): ${JSON.stringify(times)}`);
+    expect(marked(marker)).toEqual([]);
+    expect(reapers).toHaveLength(1);
+    expect(times.reaper).toBeDefined();
+    await host.exited;
+  });
+
+  it("a server that ignores SIGTERM gets SIGKILL once the grace period has passed", async () => {
+    const marker = newMarker("stubborn");
+    const { stubborn } = markedServers(marker);
+    const host = startHost([CALL_HOST, fleetFile({ stubborn }), "--call", "stubborn_sleep", '{"ms":60000}']);
+    await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
+    const { servers } = connectedLine(host)!;
+    const reapers = reapersOf(host.child.pid!);
+    host.child.kill("SIGKILL");
+    const killed = performance.now();
+    const times = await deathTimes({ ...servers, reaper: reapers[0] ?? -1 }, killed);
+    console.info(`after SIGKILL of the host, gone after (ms): ${JSON.stringify(times)}`);
+    expect(marked(marker)).toEqual([]);
+    expect(times.stubborn).toBeGreaterThanOrEqual(900); // SIGTERM first, then the grace period (1 s)
+    expect(reapers).toHaveLength(1);
+  });
+
+  it("the reaper leaves as soon as the host exits normally, and close() still completes", async () => {
+    const marker = newMarker("normal");
+    const { wrapper, quiet } = markedServers(marker);
+    const file = fleetFile({ wrapper, quiet });
+    const host = startHost([CALL_HOST, file, "--call", "wrapper_echo", '{"text":"hi"}', "--close"]);
+    await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
+    const reapers = reapersOf(host.child.pid!);
+    expect(reapers).toHaveLength(1);
+    const exit = await host.exited;
+    expect(exit.code).toBe(0);
+    expect(host.stdout()).toContain("closed");
+    const times = await deathTimes({ reaper: reapers[0]! }, exit.at, 2_000);
+    console.info(`after a normal exit of the host, the reaper was gone after ${times.reaper} ms`);
+    expect(times.reaper).toBeLessThan(1_000);
+    expect(marked(marker)).toEqual([]);
+  });
+});
