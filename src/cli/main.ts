@@ -10,8 +10,8 @@ import { toolsCommand } from "./commands/tools.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
 import { EXIT_FAILED, EXIT_USAGE, exitCodeOf, messageOf } from "./exit-codes.js";
 
-/** Exit codes for the signals the CLI stops on (128 + signal number). */
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+/** Exit codes for the signals the CLI stops on (128 + signal number); SIGHUP: the terminal closed. */
+const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 /** After a signal, how long closing may take before the process exits anyway (servers are killed on exit). */
 const SHUTDOWN_LIMIT_MS = 3_000;
 
@@ -112,6 +112,7 @@ function onSignal(signal: NodeJS.Signals): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  process.once("SIGHUP", onSignal);
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   process.on("uncaughtException", (error) => {
