@@ -40,6 +40,8 @@ export async function launchHttpServer(
     args: config.args.map(fill),
     env: Object.fromEntries(Object.entries(config.env).map(([key, value]) => [key, fill(value)])),
     cwd: config.cwd,
+    // Calls to it hold the event loop with their own sockets; the idle process and its pipes do not.
+    holdsEventLoop: false,
     onOutputLine: options.onOutputLine,
     onClose: options.onExit,
   });

@@ -9,6 +9,10 @@ import { ServerProcess, type ServerProcessOptions } from "./server-process.js";
 export const RESULT_TOO_LARGE_RPC_CODE = -32099;
 /** How much of a dropped message's start and end is kept to find its request id. */
 const ID_WINDOW_CHARS = 256;
+/** A request that opens a subscription for the connection's lifetime: it is not work in flight. */
+const LISTEN_METHOD = "subscriptions/listen";
+/** The version probe; a server that ignores it is sent `initialize` instead, and the probe never cancelled. */
+const PROBE_METHOD = "server/discover";
 
 export interface StdioTransportOptions
   extends Pick<ServerProcessOptions, "command" | "args" | "env" | "cwd" | "shutdownGraceMs" | "onExit"> {
@@ -24,6 +28,11 @@ export interface StdioTransportOptions
  * MCP over a child process's stdin/stdout, newline-delimited, written for a fleet: the process is a
  * {@link ServerProcess} (own process group, spec shutdown, stderr tail), and stdout lines that are
  * not JSON-RPC are skipped and handed to `onNoise`, never fatal.
+ *
+ * The server process holds this process's event loop only while a request to it is outstanding (from
+ * spawn to the first answer, then whenever a request waits for its answer), the way an HTTP client's
+ * idle keep-alive sockets do not: a script that forgets to close its connections still exits, and
+ * the process-group hooks end the servers when it does.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -38,6 +47,8 @@ export class StdioTransport implements Transport {
   #drained: Promise<void> | undefined;
   /** While a too-large message is being skipped: its first characters, its last ones, and its size. */
   #dropping: { head: string; tail: string; size: number } | undefined;
+  /** Requests sent and neither answered nor cancelled yet: id → method. */
+  readonly #outstanding = new Map<string | number, string>();
 
   constructor(options: StdioTransportOptions) {
     const { maxMessageBytes, onNoise, onStderr, ...spawnOptions } = options;
@@ -76,6 +87,7 @@ export class StdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.#process.stdin;
     if (!stdin) throw new SdkError(SdkErrorCode.NotConnected, "the server process is not running");
+    this.#noteSent(message);
     if (this.#drained) await this.#drained;
     if (stdin.write(`${JSON.stringify(message)}\n`)) return;
     this.#drained ??= new Promise<void>((resolve, reject) => {
@@ -97,6 +109,34 @@ export class StdioTransport implements Transport {
   /** End the server: close stdin, then SIGTERM, then SIGKILL, each after a grace period. Idempotent. */
   close(): Promise<void> {
     return this.#process.stop();
+  }
+
+  /** Count the requests that await an answer, and hold the event loop while there are any. */
+  #noteSent(message: JSONRPCMessage): void {
+    const sent = message as { id?: string | number; method?: string; params?: { requestId?: unknown } };
+    const { id, method } = sent;
+    if (method === undefined || method === LISTEN_METHOD) return; // an answer; a lasting subscription
+    if (id !== undefined) {
+      // The SDK gave up on an unanswered probe and moved on: that probe will never be answered.
+      if (method === "initialize") this.#forget(PROBE_METHOD);
+      this.#outstanding.set(id, method);
+    } else if (method === "notifications/cancelled") {
+      this.#outstanding.delete(sent.params?.requestId as string | number);
+    }
+    this.#process.holdEventLoop(this.#outstanding.size > 0);
+  }
+
+  #forget(method: string): void {
+    for (const [id, sentMethod] of this.#outstanding) if (sentMethod === method) this.#outstanding.delete(id);
+  }
+
+  /** Hand a message on; an answer settles its request. */
+  #deliver(message: JSONRPCMessage): void {
+    const received = message as { id?: string | number; method?: string };
+    if (received.method === undefined && received.id !== undefined && this.#outstanding.delete(received.id)) {
+      this.#process.holdEventLoop(this.#outstanding.size > 0);
+    }
+    this.onmessage?.(message);
   }
 
   #readStdout(chunk: string): void {
@@ -148,14 +188,14 @@ export class StdioTransport implements Transport {
       this.onerror?.(new Error(`${message}, and its request id could not be found`));
       return;
     }
-    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: RESULT_TOO_LARGE_RPC_CODE, message } });
+    this.#deliver({ jsonrpc: "2.0", id, error: { code: RESULT_TOO_LARGE_RPC_CODE, message } });
   }
 
   #readLine(raw: string): void {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (line.trim() === "") return;
     const message = parseJsonRpc(line);
-    if (message) this.onmessage?.(message);
+    if (message) this.#deliver(message);
     else this.#onNoise?.(line);
   }
 }
