@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Socket } from "node:net";
 
-/** The reaper's first argument, followed by this process's pid: it names the reaper in `ps`. */
+/** The reaper's first argument, followed by this process's pid: `ps` shows it as "switchyard-reaper <pid>". */
 export const REAPER_NAME = "switchyard-reaper";
 
 /**
@@ -14,6 +14,7 @@ export const REAPER_NAME = "switchyard-reaper";
  * to the grace period for them to go, sends SIGKILL to those still there, and exits.
  */
 const REAPER_SCRIPT = String.raw`"use strict";
+process.title = process.argv[1] + " " + process.argv[2]; // what ps shows instead of this script
 const graceMs = Number(process.argv[3]) || 1000;
 const groups = new Set();
 const signal = (pgid, name) => {

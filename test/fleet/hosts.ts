@@ -57,9 +57,12 @@ export function marked(marker: string): number[] {
   return processesWith(marker, "environ");
 }
 
-/** Pids of the reaper processes a host started (its pid is on the reaper's command line). */
+/** Pids of the reaper processes a host started: "switchyard-reaper <host pid>" (its title, or its argv). */
 export function reapersOf(hostPid: number): number[] {
-  return processesWith(`switchyard-reaper\0${hostPid}\0`);
+  const pids = [`switchyard-reaper ${hostPid}\0`, `switchyard-reaper\0${hostPid}\0`].flatMap((name) =>
+    processesWith(name),
+  );
+  return [...new Set(pids)];
 }
 
 export interface Host {
