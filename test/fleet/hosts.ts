@@ -72,9 +72,13 @@ export interface Host {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
-/** Run a host process with its stdout and stderr collected. */
-export function startHost(args: string[]): Host {
-  const child = spawn(NODE, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+/** Run a host process (node with these arguments) with its stdout and stderr collected. */
+export function startHost(args: string[], env: Record<string, string> = {}): Host {
+  const child = spawn(NODE, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAlive, waitFor } from "../helpers.js";
+import { isAlive, ROOT, waitFor } from "../helpers.js";
 import {
   CALL_HOST,
   connectedLine,
@@ -44,6 +44,33 @@ describe("the reaper: no server outlives its host", () => {
     expect(reapers).toHaveLength(1);
     expect(times.reaper).toBeDefined();
     await host.exited;
+  });
+
+  it("the same from src (the library under tsx): the reaper needs no build", async () => {
+    const marker = newMarker("sigkill-src");
+    const { wrapper, hasher } = markedServers(marker);
+    const host = startHost(
+      [
+        "--import",
+        "tsx",
+        CALL_HOST,
+        fleetFile({ wrapper, hasher }),
+        "--call",
+        "wrapper_sleep",
+        '{"ms":60000}',
+      ],
+      { CALL_HOST_LIBRARY: `${ROOT}src/index.ts` },
+    );
+    await waitFor(() => host.stdout().includes("calling"), 20_000, "the host to connect and call");
+    await waitFor(() => grandchildrenIn(host.stderr()).length === 1, 5_000, "the wrapper's grandchild");
+    const { servers } = connectedLine(host)!;
+    const pids = { ...servers, grandchild: grandchildrenIn(host.stderr())[0]! };
+    const reapers = reapersOf(host.child.pid!);
+    host.child.kill("SIGKILL");
+    const times = await deathTimes({ ...pids, reaper: reapers[0] ?? -1 }, performance.now());
+    console.info(`after SIGKILL of a host running src, gone after (ms): ${JSON.stringify(times)}`);
+    expect(marked(marker)).toEqual([]);
+    expect(reapers).toHaveLength(1);
   });
 
   it("a server that ignores SIGTERM gets SIGKILL once the grace period has passed", async () => {
