@@ -1,7 +1,9 @@
 export * from "./defaults.js";
+export { type ConfigInput, inputVariable } from "./interpolate.js";
 export {
   findConfigFile,
   loadConfigFile,
+  pendingConfigInputs,
   type ResolveOptions,
   resolveConfig,
 } from "./load.js";

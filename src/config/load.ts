@@ -16,9 +16,10 @@ import {
   DEFAULT_RETRY,
   DEFAULT_VERSION_NEGOTIATION,
 } from "./defaults.js";
-import { interpolateEnv } from "./interpolate.js";
+import { type ConfigInput, inputVariable, interpolate, usedInputs } from "./interpolate.js";
 import {
   configFileSchema,
+  inputsSchema,
   type ServerConfig,
   type ServerEntry,
   type SwitchyardConfig,
@@ -37,6 +38,8 @@ export interface ResolveOptions {
   baseDir?: string;
   /** Variables for `${NAME}`; default: `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Values for `${input:id}` (VS Code's inputs), by id; else `SWITCHYARD_INPUT_<ID>`, else the input's default. */
+  inputs?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -45,14 +48,26 @@ export interface ResolveOptions {
  */
 export function resolveConfig(raw: unknown, options: ResolveOptions = {}): SwitchyardConfig {
   const baseDir = path.resolve(options.baseDir ?? process.cwd());
-  const input = interpolateEnv(raw, options.env ?? process.env);
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw invalid("", 'expected an object with "mcpServers" (or "servers")');
   }
+  const { inputs: declaredInputs, ...rest } = raw as Record<string, unknown>;
+  const declared = new Map(
+    (declaredInputs === undefined ? [] : check(inputsSchema, declaredInputs, ["inputs"])).map((entry) => [
+      entry.id,
+      entry,
+    ]),
+  );
+  const input = interpolate(rest, {
+    env: options.env ?? process.env,
+    configDir: baseDir,
+    declared,
+    ...(options.inputs ? { inputs: options.inputs } : {}),
+  }) as Record<string, unknown>;
   const top = check(configFileSchema, input, []);
   const warnings: string[] = [];
   for (const key of Object.keys(input)) {
-    if (!KNOWN_TOP_KEYS.has(key)) warnings.push(`${key}: unknown key, ignored`);
+    if (!KNOWN_TOP_KEYS.has(key)) warnings.push(unknownKey([key], KNOWN_TOP_KEYS));
   }
   const section = top.mcpServers ? "mcpServers" : "servers";
   const entries = top.mcpServers ?? top.servers;
@@ -75,8 +90,57 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
  * Read, parse and resolve a config file (JSON, or YAML by extension); relative paths resolve against its folder.
  * @throws SwitchyardError `CONFIG_INVALID` when the file is missing, unparsable or invalid.
  */
-export function loadConfigFile(file: string, env?: Record<string, string | undefined>): SwitchyardConfig {
+export function loadConfigFile(
+  file: string,
+  env?: Record<string, string | undefined>,
+  options: { inputs?: Readonly<Record<string, string>> } = {},
+): SwitchyardConfig {
   const absolute = path.resolve(file);
+  const raw = readConfigFile(absolute);
+  try {
+    return resolveConfig(raw, {
+      baseDir: path.dirname(absolute),
+      ...(env ? { env } : {}),
+      ...(options.inputs ? { inputs: options.inputs } : {}),
+    });
+  } catch (error) {
+    if (error instanceof SwitchyardError) {
+      throw new SwitchyardError(error.code, `${path.basename(absolute)}: ${error.message}`, {
+        ...(error.path !== undefined ? { path: error.path } : {}),
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * The inputs (`${input:id}`) a config file uses that nothing answers yet — neither `SWITCHYARD_INPUT_<ID>`
+ * nor a default — for a program to ask the user before loading it.
+ * @throws SwitchyardError `CONFIG_INVALID` when the file is missing or unparsable.
+ */
+export function pendingConfigInputs(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): ConfigInput[] {
+  const raw = readConfigFile(path.resolve(file));
+  if (typeof raw !== "object" || raw === null) return [];
+  const { inputs, ...rest } = raw as Record<string, unknown>;
+  const parsed = inputsSchema.safeParse(inputs ?? []);
+  const declared = new Map((parsed.success ? parsed.data : []).map((entry) => [entry.id, entry]));
+  return [...usedInputs(rest)]
+    .filter((id) => env[inputVariable(id)] === undefined && declared.get(id)?.default === undefined)
+    .map((id) => {
+      const entry = declared.get(id);
+      return {
+        id,
+        ...(entry?.description !== undefined ? { description: entry.description } : {}),
+        ...(entry?.password !== undefined ? { password: entry.password } : {}),
+      };
+    });
+}
+
+function readConfigFile(absolute: string): unknown {
   let text: string;
   try {
     text = readFileSync(absolute, "utf8");
@@ -89,28 +153,15 @@ export function loadConfigFile(file: string, env?: Record<string, string | undef
       },
     );
   }
-  let raw: unknown;
+  const yaml = /\.ya?ml$/i.test(absolute);
   try {
-    raw = /\.ya?ml$/i.test(absolute) ? parseYaml(text) : JSON.parse(text);
+    return yaml ? parseYaml(text) : JSON.parse(text);
   } catch (cause) {
     throw new SwitchyardError(
       "CONFIG_INVALID",
-      `${absolute} is not valid ${/\.ya?ml$/i.test(absolute) ? "YAML" : "JSON"}: ${(cause as Error).message}`,
-      {
-        cause,
-      },
+      `${absolute} is not valid ${yaml ? "YAML" : "JSON"}: ${(cause as Error).message}`,
+      { cause },
     );
-  }
-  try {
-    return resolveConfig(raw, { baseDir: path.dirname(absolute), ...(env ? { env } : {}) });
-  } catch (error) {
-    if (error instanceof SwitchyardError) {
-      throw new SwitchyardError(error.code, `${path.basename(absolute)}: ${error.message}`, {
-        ...(error.path !== undefined ? { path: error.path } : {}),
-        cause: error,
-      });
-    }
-    throw error;
   }
 }
 
@@ -149,7 +200,7 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     throw invalid(at.join("."), 'expected an object with "command" or "url"');
   }
   for (const key of Object.keys(rawEntry)) {
-    if (!KNOWN_SERVER_KEYS.has(key)) warnings.push(`${[...at, key].join(".")}: unknown key, ignored`);
+    if (!KNOWN_SERVER_KEYS.has(key)) warnings.push(unknownKey([...at, key], KNOWN_SERVER_KEYS));
   }
   const entry = check(serverEntrySchema, rawEntry, at);
   const transport = chooseTransport(entry, at);
@@ -224,6 +275,40 @@ function check<S extends z.ZodType>(schema: S, value: unknown, at: string[]): z.
   const issue = result.error.issues[0]!;
   const where = [...at, ...issue.path.map(String)].join(".");
   throw invalid(where, issue.message);
+}
+
+/** "mcpServers.x.comand: unknown key, ignored (did you mean command?)" */
+function unknownKey(at: string[], known: ReadonlySet<string>): string {
+  const key = at.at(-1)!;
+  const near = closestKey(key, known);
+  return `${at.join(".")}: unknown key, ignored${near ? ` (did you mean ${near}?)` : ""}`;
+}
+
+/** The known key a mistyped one most likely meant: the same but for case or a unit suffix, else within two edits. */
+function closestKey(key: string, known: ReadonlySet<string>): string | undefined {
+  const lower = key.toLowerCase();
+  let best: { key: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const other = candidate.toLowerCase();
+    if (other === lower || other === `${lower}ms` || other === `${lower}s`) return candidate;
+    const distance = editDistance(lower, other);
+    if (distance <= Math.min(2, Math.floor(other.length / 3)) && (!best || distance < best.distance))
+      best = { key: candidate, distance };
+  }
+  return best?.key;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 function invalid(where: string, expected: string): SwitchyardError {

@@ -136,7 +136,20 @@ export const routingSchema = z.strictObject({
 });
 
 /** The top level of a config file, before server entries are checked one by one. */
+/** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
+export const inputsSchema = z.array(
+  z.object({
+    id: z.string({ error: "expected the input's id (a string)" }).min(1, "expected a non-empty id"),
+    type: z.string().optional(),
+    description: z.string().optional(),
+    password: z.boolean({ error: "expected true or false" }).optional(),
+    default: z.string({ error: "expected a string" }).optional(),
+  }),
+  { error: 'expected a list of { "id", "type": "promptString", "description" } inputs' },
+);
+
 export const configFileSchema = z.object({
+  inputs: inputsSchema.optional(),
   mcpServers: z.record(z.string(), z.unknown(), { error: "expected an object of server entries" }).optional(),
   servers: z.record(z.string(), z.unknown(), { error: "expected an object of server entries" }).optional(),
   model: modelSchema.optional(),

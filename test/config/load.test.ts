@@ -114,7 +114,6 @@ describe("config", () => {
       { env: {} },
     );
     expect(config.warnings).toEqual([
-      "inputs: unknown key, ignored",
       "mcpServers.a.envFile: unknown key, ignored",
       "mcpServers.a.alwaysAllow: unknown key, ignored",
     ]);
