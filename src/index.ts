@@ -38,11 +38,14 @@ export { type JsonSchema, type ValidationResult, validateArguments } from "./cal
 export type { CatalogEntry } from "./catalog/catalog.js";
 export { TOOL_NAME_PATTERN } from "./catalog/naming.js";
 export {
+  type ConfigInput,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENCY,
   findConfigFile,
+  inputVariable,
   loadConfigFile,
+  pendingConfigInputs,
   resolveConfig,
   type ServerConfig,
   type SwitchyardConfig,
