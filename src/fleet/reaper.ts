@@ -15,6 +15,7 @@ export const REAPER_NAME = "switchyard-reaper";
  */
 const REAPER_SCRIPT = String.raw`"use strict";
 process.title = process.argv[1] + " " + process.argv[2]; // what ps shows instead of this script
+const fs = require("fs");
 const graceMs = Number(process.argv[3]) || 1000;
 const groups = new Set();
 const signal = (pgid, name) => {
@@ -42,7 +43,7 @@ process.stdin.on("data", (chunk) => {
 const liveGroups = () => {
   let entries;
   try {
-    entries = require("fs").readdirSync("/proc");
+    entries = fs.readdirSync("/proc");
   } catch {
     return undefined;
   }
@@ -50,7 +51,7 @@ const liveGroups = () => {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = require("fs").readFileSync("/proc/" + entry + "/stat", "utf8");
+      const stat = fs.readFileSync("/proc/" + entry + "/stat", "utf8");
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (state !== "Z" && state !== "X") live.add(Number(pgrp));
     } catch {
