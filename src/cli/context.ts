@@ -6,6 +6,7 @@ import {
   type LogLevel,
   loadConfigFile,
   openWireTrace,
+  pendingConfigInputs,
   type ServerState,
   Switchyard,
   type SwitchyardConfig,
@@ -13,6 +14,7 @@ import {
 } from "../index.js";
 import { CliError, EXIT_USAGE } from "./exit-codes.js";
 import { createOutput, type Output } from "./output.js";
+import { promptSync } from "./prompt.js";
 
 /** Flags every command accepts. */
 export interface GlobalOptions {
@@ -43,8 +45,10 @@ export class CommandContext {
 
   /** Load the config (flag, env, or default file); the same object on every call. */
   loadConfig(configFile?: string): SwitchyardConfig {
-    if (!this.#config || configFile)
-      this.#config = loadConfigFile(configFile ?? findConfigFile(this.#options.config));
+    if (!this.#config || configFile) {
+      const file = configFile ?? findConfigFile(this.#options.config);
+      this.#config = loadConfigFile(file, undefined, { inputs: askForInputs(file) });
+    }
     return this.#config;
   }
 
@@ -72,6 +76,17 @@ export class CommandContext {
     await Promise.all(yards.map((yard) => yard.close()));
     this.#wire?.close();
   }
+}
+
+/** On a terminal, ask for the config's `${input:…}` values nothing else answers (as VS Code does). */
+function askForInputs(file: string): Record<string, string> {
+  const answers: Record<string, string> = {};
+  if (!process.stdin.isTTY) return answers; // loading then says which variable to set
+  for (const input of pendingConfigInputs(file)) {
+    const answer = promptSync(`${input.description ?? input.id}: `, { password: input.password === true });
+    if (answer !== undefined) answers[input.id] = answer;
+  }
+  return answers;
 }
 
 function parseLogLevel(level: string | undefined): LogLevel {
