@@ -10,7 +10,8 @@ import { Reaper } from "./reaper.js";
  * - when it dies in a way no hook sees — SIGKILL, or a signal it has no handler for (Ctrl-C in a
  *   script, a closed terminal) — the {@link Reaper}, a small process started with the first group
  *   and detached from this one, sees its pipe from this process close, and ends every group it was
- *   told about: SIGTERM, then SIGKILL after a grace period.
+ *   told about: SIGTERM, then SIGKILL after a grace period. It lives while groups do: once the last
+ *   one is reaped it leaves, so that a host with no servers has no child process either.
  */
 const live = new Set<number>();
 let hooked = false;
@@ -27,10 +28,14 @@ export function trackProcessGroup(pid: number): void {
   else startReaper();
 }
 
-/** Forget a group that has been reaped. */
+/** Forget a group that has been reaped; with the last one, the reaper leaves too (until the next). */
 export function untrackProcessGroup(pid: number): void {
   live.delete(pid);
-  reaper?.forget(pid);
+  if (live.size > 0) reaper?.forget(pid);
+  else {
+    reaper?.leave();
+    reaper = undefined;
+  }
 }
 
 /** Start a reaper (the first, or one to replace a reaper that died) and tell it every live group. */

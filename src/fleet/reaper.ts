@@ -134,6 +134,12 @@ export class Reaper {
     this.#send(`-${pgid}\n`);
   }
 
+  /** Nothing left to watch: close the pipe, and the reaper exits at once. */
+  leave(): void {
+    this.#alive = false;
+    this.#child.stdin?.end();
+  }
+
   #send(line: string): void {
     if (!this.alive) return;
     // Small writes to a pipe go out at once; one still queued when this process dies is lost with it.

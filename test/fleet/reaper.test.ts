@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isAlive, ROOT, waitFor } from "../helpers.js";
+import { Switchyard } from "../../src/index.js";
+import { isAlive, ROOT, raw, waitFor } from "../helpers.js";
 import {
   CALL_HOST,
   connectedLine,
@@ -89,20 +90,41 @@ describe("the reaper: no server outlives its host", () => {
     expect(reapers).toHaveLength(1);
   });
 
-  it("the reaper leaves as soon as the host exits normally, and close() still completes", async () => {
-    const marker = newMarker("normal");
-    const { wrapper, quiet } = markedServers(marker);
-    const file = fleetFile({ wrapper, quiet });
-    const host = startHost([CALL_HOST, file, "--call", "wrapper_echo", '{"text":"hi"}', "--close"]);
-    await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
-    const reapers = reapersOf(host.child.pid!);
+  it("the reaper lives while servers do: it comes with the first and leaves with the last", async () => {
+    expect(reapersOf(process.pid)).toEqual([]);
+    const yard = await Switchyard.connect({ mcpServers: { a: raw(), b: raw() } });
+    const reapers = reapersOf(process.pid);
     expect(reapers).toHaveLength(1);
-    const exit = await host.exited;
-    expect(exit.code).toBe(0);
-    expect(host.stdout()).toContain("closed");
-    const times = await deathTimes({ reaper: reapers[0]! }, exit.at, 2_000);
-    console.info(`after a normal exit of the host, the reaper was gone after ${times.reaper} ms`);
-    expect(times.reaper).toBeLessThan(1_000);
-    expect(marked(marker)).toEqual([]);
+    await yard.close();
+    await waitFor(() => !reapers.some(isAlive), 2_000, "the reaper to leave");
+    const again = await Switchyard.connect({ mcpServers: { a: raw() } });
+    expect(reapersOf(process.pid)).toHaveLength(1);
+    await again.close();
+    await waitFor(() => reapersOf(process.pid).length === 0, 2_000, "the second reaper to leave");
   });
+
+  for (const close of [false, true]) {
+    const how = close ? "after close()" : "without close(), its servers still running";
+    it(`the reaper leaves at once when the host exits normally ${how}`, async () => {
+      const marker = newMarker("normal");
+      const { wrapper, quiet } = markedServers(marker);
+      const file = fleetFile({ wrapper, quiet });
+      const host = startHost([
+        CALL_HOST,
+        file,
+        ...["--call", "wrapper_echo", '{"text":"hi"}'],
+        close ? "--close" : "--await",
+      ]);
+      await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
+      const reapers = reapersOf(host.child.pid!);
+      expect(reapers).toHaveLength(1);
+      const exit = await host.exited;
+      expect(exit.code).toBe(0);
+      expect(host.stdout()).toContain(close ? "closed" : "done");
+      const times = await deathTimes({ reaper: reapers[0]! }, exit.at, 2_000);
+      console.info(`after a normal exit of the host ${how}, the reaper was gone after ${times.reaper} ms`);
+      expect(times.reaper).toBeLessThan(500); // not the grace period: it had nothing left to end
+      await waitFor(() => marked(marker).length === 0, 2_000, "the servers to end");
+    });
+  }
 });
