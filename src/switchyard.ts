@@ -2,6 +2,7 @@ import type { ToolResult } from "./calls/normalize.js";
 import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
 import { ManagedServer, type ServerInfo } from "./calls/server.js";
 import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
+import { baseToolName } from "./catalog/naming.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { SwitchyardError } from "./errors.js";
@@ -71,6 +72,7 @@ export class Switchyard implements AsyncDisposable {
       observer: this.#observers,
       logger: options.logger ?? silentLogger,
       isClosed: () => this.#closed,
+      downServerFor: (name) => this.#downServerFor(name),
       scopeCalls: options.wireTrace !== undefined,
     });
     for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
@@ -230,6 +232,23 @@ export class Switchyard implements AsyncDisposable {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  #downServerFor(name: string): { server: string; status: string; error?: string } | undefined {
+    let best: { server: string; prefix: number } | undefined;
+    for (const server of this.config.servers) {
+      if (server.namespace === false || this.#catalog.isListed(server.name)) continue;
+      const prefix = baseToolName(server.namespace, "");
+      if (name.startsWith(prefix) && prefix.length > (best?.prefix ?? 0))
+        best = { server: server.name, prefix: prefix.length };
+    }
+    if (!best) return undefined;
+    const state = this.#fleet.get(best.server)!.state();
+    return {
+      server: best.server,
+      status: state.status,
+      ...(state.error !== undefined ? { error: state.error } : {}),
+    };
   }
 }
 

@@ -107,7 +107,7 @@ export class CircuitBreaker {
     const { server, failureThreshold } = this.#options;
     return new SwitchyardError(
       "CIRCUIT_OPEN",
-      `server ${server} failed ${failureThreshold} times in a row, so calls to it (here ${tool}) fail fast; the next try is in ${Math.max(0, Math.round(retryInMs))} ms`,
+      `server ${server} failed ${failureThreshold} times in a row, so calls to it (here ${tool}) fail fast; the next try is in ${Math.max(0, Math.round(retryInMs))} ms (circuitBreaker.cooldownMs; circuitBreaker.failureThreshold sets how many failures open it)`,
       { server, tool },
     );
   }

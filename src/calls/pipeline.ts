@@ -12,7 +12,7 @@ import {
 import type { Logger } from "../telemetry/logger.js";
 import { normalizeResult, type ToolResult } from "./normalize.js";
 import type { ManagedServer } from "./server.js";
-import { validateArguments } from "./validate.js";
+import { describeParameters, validateArguments } from "./validate.js";
 
 /** Options for one call. */
 export interface CallToolOptions {
@@ -70,6 +70,11 @@ export interface PipelineParts {
   catalog: Catalog;
   server(name: string): ManagedServer | undefined;
   observer: Observer & { readonly size: number };
+  /**
+   * The server a name not in the catalog would belong to, when that server is down (it failed to
+   * connect, so its tools were never listed): the name is its namespace's.
+   */
+  downServerFor(name: string): { server: string; status: string; error?: string } | undefined;
   logger: Logger;
   isClosed(): boolean;
   /** Enter a call scope around each call (for wire records that name their call). */
@@ -155,7 +160,7 @@ export class CallPipeline {
     };
 
     if (!entry) {
-      const failure = this.#notFound(name);
+      const failure = this.#unavailable(name) ?? this.#notFound(name);
       finish(recordedError(failure));
       throw failure;
     }
@@ -234,8 +239,18 @@ export class CallPipeline {
     if (checked.ok) return checked.value;
     throw new SwitchyardError(
       "INVALID_ARGUMENTS",
-      `invalid arguments for ${entry.name} (tool ${entry.tool} on server ${entry.server}): ${checked.problems.join("; ")}. Expected: ${JSON.stringify(entry.inputSchema)}`,
+      `invalid arguments for ${entry.name} (tool ${entry.tool} on server ${entry.server}): ${checked.problems.join("; ")}. Expected: ${describeParameters(entry.inputSchema, checked.fields)}`,
       { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
+    );
+  }
+
+  #unavailable(name: string): SwitchyardError | undefined {
+    const down = this.#parts.downServerFor(name);
+    if (!down) return undefined;
+    return new SwitchyardError(
+      "SERVER_UNAVAILABLE",
+      `${name} would be a tool of server ${down.server}, which is ${down.status}${down.error ? `: ${down.error}` : ""}; its tools are not available until it connects (fix it, then reconnect)`,
+      { server: down.server, tool: name, delivery: "final", serverFault: false },
     );
   }
 

@@ -189,14 +189,14 @@ export class ServerGuard {
     if (plan.callerSignal?.aborted) {
       return new SwitchyardError(
         "CANCELLED",
-        `call to ${entry.tool} on server ${entry.server} was cancelled by the caller`,
+        `${entry.name} (tool ${entry.tool} on server ${entry.server}) was cancelled by the caller`,
         { ...where, serverFault: false },
       );
     }
     if (deadlinePassed || isSwitchyardError(error, "TIMEOUT")) {
       return new SwitchyardError(
         "TIMEOUT",
-        `call to ${entry.tool} on server ${entry.server} did not finish within ${plan.limitMs} ms (queueing, restarts and retries included); the server was asked to cancel`,
+        `${entry.name} (tool ${entry.tool} on server ${entry.server}) did not finish within ${plan.limitMs} ms (queueing, restarts and retries included); the server was asked to cancel. If it is only slow, raise the server's timeoutMs or pass timeoutMs for the call`,
         { ...where, serverFault: true },
       );
     }

@@ -7,7 +7,12 @@ export type JsonSchema = Record<string, unknown>;
 /** The outcome of checking arguments: coerced arguments, or what was wrong. */
 export type ValidationResult =
   | { ok: true; value: Record<string, unknown> }
-  | { ok: false; problems: string[] };
+  | {
+      ok: false;
+      problems: string[];
+      /** The top-level parameters the problems are about (a missing one included), in order. */
+      fields: string[];
+    };
 
 const ajvOptions = { allErrors: true, strict: false, logger: false, validateFormats: false } as const;
 const draft7 = new Ajv(ajvOptions);
@@ -26,14 +31,15 @@ const compiled = new WeakMap<object, ValidateFunction | null>();
  */
 export function validateArguments(schema: JsonSchema, args: unknown): ValidationResult {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    return { ok: false, problems: [`arguments must be a JSON object, got ${describe(args)}`] };
+    return { ok: false, problems: [`arguments must be a JSON object, got ${describe(args)}`], fields: [] };
   }
   const validate = compile(schema);
   // Most arguments fit as sent: check first, and copy-and-coerce only when they do not.
   if (!validate || validate(args)) return { ok: true, value: args as Record<string, unknown> };
   const value = coerce(schema, args) as Record<string, unknown>;
   if (validate(value)) return { ok: true, value };
-  return { ok: false, problems: (validate.errors ?? []).map(describeError) };
+  const errors = validate.errors ?? [];
+  return { ok: false, problems: errors.map(describeError), fields: [...new Set(errors.flatMap(fieldOf))] };
 }
 
 function compile(schema: JsonSchema): ValidateFunction | null {
@@ -111,6 +117,66 @@ function allowsNull(schema: unknown): boolean {
 
 function isNumeric(text: string): boolean {
   return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text);
+}
+
+/** The top-level parameter an error is about. */
+function fieldOf(error: ErrorObject): string[] {
+  const first = error.instancePath.split("/")[1];
+  if (first) return [first.replaceAll("~1", "/").replaceAll("~0", "~")];
+  if (error.keyword === "required") return [(error.params as { missingProperty: string }).missingProperty];
+  if (error.keyword === "additionalProperties")
+    return [(error.params as { additionalProperty: string }).additionalProperty];
+  return [];
+}
+
+/**
+ * The part of a schema a person (or a model) needs to fix arguments: each named parameter's type,
+ * allowed values, bounds and description, and which are required — or, with no names, every parameter
+ * in brief. Never the whole schema on one line.
+ */
+export function describeParameters(schema: JsonSchema, fields: readonly string[] = []): string {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const known = Object.keys(properties).filter((name) => fields.includes(name));
+  const names = known.length ? known : Object.keys(properties);
+  if (names.length === 0) return "no parameters";
+  const brief = known.length === 0;
+  return names
+    .map(
+      (name) =>
+        `${name} (${describeType(properties[name]!, brief)}${required.has(name) ? ", required" : ""})`,
+    )
+    .concat(
+      fields
+        .filter((field) => !(field in properties))
+        .map((field) => `${field}: not a parameter of this tool`),
+    )
+    .join("; ");
+}
+
+function describeType(schema: Record<string, unknown>, brief: boolean): string {
+  const parts: string[] = [];
+  const type = Array.isArray(schema.type) ? schema.type.join(" or ") : schema.type;
+  if (typeof type === "string") parts.push(type);
+  else if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) parts.push("one of several shapes");
+  if (Array.isArray(schema.enum))
+    parts.push(`one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`);
+  if (schema.const !== undefined) parts.push(`exactly ${JSON.stringify(schema.const)}`);
+  const bounds = [
+    schema.minimum !== undefined ? `≥ ${schema.minimum}` : "",
+    schema.maximum !== undefined ? `≤ ${schema.maximum}` : "",
+    schema.minLength !== undefined ? `at least ${schema.minLength} characters` : "",
+    schema.maxLength !== undefined ? `at most ${schema.maxLength} characters` : "",
+    typeof schema.pattern === "string" ? `matching ${schema.pattern}` : "",
+  ].filter(Boolean);
+  parts.push(...bounds);
+  if (schema.default !== undefined) parts.push(`default ${JSON.stringify(schema.default)}`);
+  if (!brief && typeof schema.description === "string" && schema.description) {
+    const text =
+      schema.description.length > 120 ? `${schema.description.slice(0, 119)}…` : schema.description;
+    parts.push(text);
+  }
+  return parts.join(", ") || "any value";
 }
 
 function describeError(error: ErrorObject): string {
