@@ -29,10 +29,10 @@ export interface StdioTransportOptions
  * {@link ServerProcess} (own process group, spec shutdown, stderr tail), and stdout lines that are
  * not JSON-RPC are skipped and handed to `onNoise`, never fatal.
  *
- * The server process holds this process's event loop only while a request to it is outstanding (from
- * spawn to the first answer, then whenever a request waits for its answer), the way an HTTP client's
- * idle keep-alive sockets do not: a script that forgets to close its connections still exits, and
- * the process-group hooks end the servers when it does.
+ * The server process holds this process's event loop only while work is outstanding — from spawn to
+ * the first answer, then while a request awaits its answer — just as an HTTP client's idle keep-alive
+ * sockets do not hold it: a script that forgets to close its connections still exits, and the
+ * process-group hooks end the servers when it does.
  */
 export class StdioTransport implements Transport {
   onclose?: () => void;
