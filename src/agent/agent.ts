@@ -1,6 +1,6 @@
 import { DEFAULT_SYSTEM_PROMPT } from "../config/defaults.js";
 import type { AnchorFormat } from "../context/shape-result.js";
-import { isSwitchyardError, messageOf } from "../errors.js";
+import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
 import { toModelParameters } from "../models/tool-schema.js";
 import { recordedError } from "../telemetry/events.js";
@@ -95,7 +95,7 @@ export interface AgentResult {
   calls: CallRecord[];
   /** The conversation without the system prompt: pass it as `history` to continue. */
   messages: ChatMessage[];
-  /** Why the run failed, when `stopReason` is `error`. */
+  /** Why the run failed, when `stopReason` is `error` (or what it was stopped by: `max_steps`, `cancelled`). */
   error?: string;
   /** The run, step by step: what was offered, the model's time and tokens, every call. */
   record: RunRecord;
@@ -104,6 +104,11 @@ export interface AgentResult {
 export interface RunOptions {
   /** Earlier turns of the conversation (a previous result's `messages`). */
   history?: ChatMessage[];
+  /**
+   * Cancels the run: a model request in progress is aborted, tool calls in progress are cancelled (their
+   * servers are sent `notifications/cancelled`), nothing more is asked of the model, and the run ends
+   * with `stopReason: "cancelled"`.
+   */
   signal?: AbortSignal;
 }
 
@@ -142,8 +147,9 @@ export class Agent {
 
   /**
    * Answer one question. Never throws for model or tool failures: they end the run with
-   * `stopReason: "error"` and the reason in `error`.
-   * @throws SwitchyardError `CANCELLED` when `signal` aborts (after `run_finished` with outcome `cancelled`).
+   * `stopReason: "error"` and the reason in `error`. When `signal` aborts, the run stops at once and ends
+   * with `stopReason: "cancelled"`: the model is asked nothing more, calls in flight are cancelled, and
+   * the result's `messages` pair every tool call with a tool message, so the history can be continued.
    */
   async run(question: string, options: RunOptions = {}): Promise<AgentResult> {
     const runId = newId("run");
@@ -162,7 +168,8 @@ export class Agent {
       this.#options.onEvent?.(event);
       if (!ownEventsOnly) host.emit?.(event);
     };
-    const context: RunContext = { runId, state, emit, ...(options.signal ? { signal: options.signal } : {}) };
+    const signal = options.signal;
+    const context: RunContext = { runId, state, emit, ...(signal ? { signal } : {}) };
     const record = (outcome: string, error?: RecordedError): RunRecord => {
       const tokens = sumTokens(steps);
       return {
@@ -200,9 +207,12 @@ export class Agent {
       };
     };
 
+    const cancelled = () => finish("cancelled", "", cancelMessage(signal));
+
     emit({ type: "run_started", runId, kind: "agent", time: startedAt, input: question });
     try {
       for (;;) {
+        if (signal?.aborted) return cancelled();
         for (const condition of this.#stopWhen) {
           const decision = condition(state);
           if (decision) return finish(decision.reason, decision.message, decision.message);
@@ -212,8 +222,9 @@ export class Agent {
         let offered: ModelTool[] = [];
         if (!last) {
           try {
-            offered = await this.#offer(messages, usedTools);
+            offered = await unlessAborted(this.#offer(messages, usedTools), signal);
           } catch (error) {
+            if (signal?.aborted) return cancelled();
             return finish(
               "error",
               `Choosing the tools to offer failed: ${messageOf(error)}`,
@@ -228,23 +239,27 @@ export class Agent {
         let response: ModelResponse;
         try {
           const prompt = this.#options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
-          response = await this.#options.model.complete({
-            messages: [
-              { role: "system", content: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt },
-              ...messages,
-            ],
-            tools: offered,
-            parallelToolCalls: this.#options.parallelToolCalls !== false,
-            ...(options.signal ? { signal: options.signal } : {}),
-          });
+          // A model that does not heed the signal is not waited for either.
+          response = await unlessAborted(
+            this.#options.model.complete({
+              messages: [
+                { role: "system", content: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt },
+                ...messages,
+              ],
+              tools: offered,
+              parallelToolCalls: this.#options.parallelToolCalls !== false,
+              ...(signal ? { signal } : {}),
+            }),
+            signal,
+          );
         } catch (error) {
-          if (isSwitchyardError(error, "CANCELLED")) throw error;
           steps.push({
             step: state.step,
             offered: offered.length,
             toolCalls: 0,
             modelMs: elapsedMs(started),
           });
+          if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return cancelled();
           return finish("error", `The model failed: ${messageOf(error)}`, messageOf(error), error);
         }
         const modelMs = elapsedMs(started);
@@ -297,10 +312,12 @@ export class Agent {
           if (result.downServer) unavailableServers.add(result.downServer);
           if (result.unusableTool) unavailableTools.add(result.unusableTool);
         }
+        // Calls cut short by the signal have their tool messages; the model is not asked again.
+        if (signal?.aborted) return cancelled();
       }
     } catch (error) {
-      if (isSwitchyardError(error, "CANCELLED"))
-        emit({ type: "run_finished", runId, record: record("cancelled", recordedError(error)) });
+      // A host or selector that throws the caller's cancel ends the run the same way.
+      if (isSwitchyardError(error, "CANCELLED") || signal?.aborted) return cancelled();
       throw error;
     }
   }
@@ -375,7 +392,46 @@ export class Agent {
 
 /** The code a run record's error carries for a stop reason. */
 function stopCode(reason: StopReason): string {
-  return reason === "max_steps" ? "MAX_STEPS" : reason === "error" ? "RUN_FAILED" : "STOPPED";
+  switch (reason) {
+    case "max_steps":
+      return "MAX_STEPS";
+    case "error":
+      return "RUN_FAILED";
+    case "cancelled":
+      return "CANCELLED";
+    default:
+      return "STOPPED";
+  }
+}
+
+/** What a cancelled run says: that it was cancelled, and by what when the signal's reason tells. */
+function cancelMessage(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  const why =
+    typeof reason === "string"
+      ? reason
+      : reason instanceof Error && reason.message && reason.message !== "This operation was aborted"
+        ? reason.message
+        : undefined;
+  return `The run was cancelled${why ? `: ${why}` : ""}.`;
+}
+
+/**
+ * `work`, or a rejection with `CANCELLED` as soon as `signal` aborts, whether or not `work` heeds it
+ * (its own outcome is then ignored).
+ */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  const cancelled = () => new SwitchyardError("CANCELLED", cancelMessage(signal));
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(cancelled());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function sumTokens(steps: readonly StepRecord[]): TokenUsage | undefined {

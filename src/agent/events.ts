@@ -12,8 +12,8 @@ export {
   type TokenUsage,
 } from "../telemetry/events.js";
 
-/** Why a run ended. */
-export type StopReason = "answer" | "max_steps" | "error";
+/** Why a run ended; `cancelled`: its `signal` aborted (nothing more was asked of the model). */
+export type StopReason = "answer" | "max_steps" | "error" | "cancelled";
 
 /** What the agent reports through `onEvent`: the one event union, {@link SwitchyardEvent}. */
 export type AgentEvent = SwitchyardEvent;

@@ -133,7 +133,11 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
     });
     switch (code) {
       case "CANCELLED":
-        throw error;
+        // The run is being cancelled: the tool message keeps the history valid to continue from.
+        return sent(
+          "failed",
+          `not finished: the run was cancelled while ${call.name} ran (${error.message}).`,
+        );
       case "INVALID_ARGUMENTS":
         return sent("invalid_arguments", `${error.message}. Fix the arguments and call again.`);
       case "INVALID_RESULT":
