@@ -39,6 +39,8 @@ export interface ToolInfo {
   tool: string;
   description: string;
   inputSchema: CatalogEntry["inputSchema"];
+  /** Why the tool cannot be called from here (it requires task augmentation); it is never offered to a model. */
+  unsupported?: string;
 }
 
 /**
@@ -106,7 +108,7 @@ export class Switchyard implements AsyncDisposable {
   static async #start(config: SwitchyardConfig, options: SwitchyardOptions): Promise<Switchyard> {
     const logger = options.logger ?? silentLogger;
     for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
-    const catalog = new Catalog(config.servers);
+    const catalog = new Catalog(config.servers, (message) => logger.warn({}, message));
     let servers: Map<string, ManagedServer> | undefined;
     const fleet = new Fleet(config.servers, {
       logger,
@@ -144,12 +146,13 @@ export class Switchyard implements AsyncDisposable {
 
   /** Every tool of every server that can take calls (ready, or restarting), under its catalog name. */
   tools(): ToolInfo[] {
-    return this.#catalog.entries().map(({ name, server, tool, description, inputSchema }) => ({
+    return this.#catalog.entries().map(({ name, server, tool, description, inputSchema, unsupported }) => ({
       name,
       server,
       tool,
       description,
       inputSchema,
+      ...(unsupported !== undefined ? { unsupported } : {}),
     }));
   }
 
@@ -197,6 +200,11 @@ export class Switchyard implements AsyncDisposable {
   /** The full catalog entry of a tool (schemas, annotations), by catalog name. */
   describeTool(name: string): CatalogEntry | undefined {
     return typeof name === "string" ? this.#catalog.get(name) : undefined;
+  }
+
+  /** Catalog names closest to `name` (a misspelt or outdated one), for "did you mean" help; at most 3. */
+  suggestTools(name: string): string[] {
+    return typeof name === "string" ? this.#catalog.suggest(name) : [];
   }
 
   /**

@@ -20,7 +20,9 @@ import {
   type CallGuard,
   DEFAULT_MAX_IDENTICAL_CALLS,
   DEFAULT_MAX_STEPS,
+  DEFAULT_OFFERED_TOOLS_ONLY,
   identicalCallLimit,
+  offeredToolsOnly,
   type RunState,
   type StopCondition,
   skipUnavailableServers,
@@ -42,7 +44,13 @@ const NOT_MADE_ON_LAST_STEP =
 
 /** What the agent needs of a Switchyard: the tools to offer, a way to call them, and where to report. */
 export interface AgentHost extends ToolHost {
-  tools(): Array<{ name: string; description: string; inputSchema: Record<string, unknown> }>;
+  /** The catalog; a tool with `unsupported` set (it needs what the client cannot do) is never offered. */
+  tools(): Array<{
+    name: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+    unsupported?: string;
+  }>;
   /**
    * Receives the run's events for the host's observers (a Switchyard's `emit`). Call events of calls
    * that reached `callTool` are the host's own to report; the agent sends it the rest.
@@ -72,6 +80,11 @@ export interface AgentOptions {
   parallelToolCalls?: boolean;
   /** More stop conditions, checked before each model turn after the step limit. */
   stopWhen?: StopCondition[];
+  /**
+   * Refuse (without running it) a call to a tool not offered at the step that asked for it, telling the
+   * model which tools it was offered (`offeredToolsOnly`); default true.
+   */
+  offeredToolsOnly?: boolean;
   /** More call guards, checked before each tool call after the built-in ones. */
   callGuards?: CallGuard[];
   /** Picks the catalog names to offer each step (a router: see `routeTools`); default: every tool. */
@@ -139,6 +152,7 @@ export class Agent {
     this.#maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.#stopWhen = [stepLimit(this.#maxSteps), ...(options.stopWhen ?? [])];
     this.#guards = [
+      ...((options.offeredToolsOnly ?? DEFAULT_OFFERED_TOOLS_ONLY) ? [offeredToolsOnly()] : []),
       skipUnavailableServers(),
       identicalCallLimit(options.maxIdenticalCalls ?? DEFAULT_MAX_IDENTICAL_CALLS),
       ...(options.callGuards ?? []),
@@ -369,24 +383,25 @@ export class Agent {
   }
 
   async #offer(messages: ChatMessage[], usedTools: ReadonlySet<string>): Promise<ModelTool[]> {
-    const all = this.#options.host.tools();
-    const chosen = this.#options.selectTools
-      ? new Set(await this.#options.selectTools({ messages, usedTools }))
-      : undefined;
-    return all
-      .filter((tool) => !chosen || chosen.has(tool.name))
-      .map((tool) => {
-        let modelTool = this.#toolCache.get(tool.inputSchema);
-        if (!modelTool || modelTool.name !== tool.name || modelTool.description !== tool.description) {
-          modelTool = {
-            name: tool.name,
-            description: tool.description,
-            parameters: toModelParameters(tool.inputSchema),
-          };
-          this.#toolCache.set(tool.inputSchema, modelTool);
-        }
-        return modelTool;
-      });
+    let tools = this.#options.host.tools().filter((tool) => tool.unsupported === undefined);
+    if (this.#options.selectTools) {
+      // In the selector's order: a router's puts pinned and used tools first, then the best matches.
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      const chosen = new Set(await this.#options.selectTools({ messages, usedTools }));
+      tools = [...chosen].flatMap((name) => byName.get(name) ?? []);
+    }
+    return tools.map((tool) => {
+      let modelTool = this.#toolCache.get(tool.inputSchema);
+      if (!modelTool || modelTool.name !== tool.name || modelTool.description !== tool.description) {
+        modelTool = {
+          name: tool.name,
+          description: tool.description,
+          parameters: toModelParameters(tool.inputSchema),
+        };
+        this.#toolCache.set(tool.inputSchema, modelTool);
+      }
+      return modelTool;
+    });
   }
 }
 

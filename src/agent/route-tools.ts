@@ -131,6 +131,7 @@ function follow(host: RoutableHost, options: RouterOptions): FollowingRouter {
   const byServer = () => {
     const grouped = new Map<string, CatalogTool[]>();
     for (const tool of host.tools()) {
+      if ((tool as { unsupported?: string }).unsupported !== undefined) continue; // never offered
       const list = grouped.get(tool.server) ?? [];
       list.push(tool);
       grouped.set(tool.server, list);

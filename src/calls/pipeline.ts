@@ -26,6 +26,8 @@ export interface CallToolOptions {
   callId?: string;
   /** The agent step that asked for the call. */
   step?: number;
+  /** Each progress notification the server sends for this call (a progress token goes with every call). */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
 
 /** One call on its way through the pipeline, as interceptors see it. */
@@ -204,6 +206,19 @@ export class CallPipeline {
 
   async #run(call: CallContext, args: unknown): Promise<ToolResult> {
     const { entry } = call;
+    if (entry.unsupported !== undefined) {
+      throw new SwitchyardError(
+        "CAPABILITY_MISSING",
+        `${entry.name} (tool ${entry.tool} on server ${entry.server}) cannot be called from here: it ${entry.unsupported}`,
+        {
+          server: entry.server,
+          tool: entry.tool,
+          capability: "tasks",
+          delivery: "final",
+          serverFault: false,
+        },
+      );
+    }
     call.args = this.#validate(entry, args);
     for (const interceptor of this.#interceptors) {
       let rewritten: Record<string, unknown> | undefined;
@@ -221,10 +236,12 @@ export class CallPipeline {
       if (rewritten) call.args = this.#validate(entry, rewritten);
     }
     const server = this.#parts.server(entry.server)!;
+    const onProgress = this.#progressOf(call);
     let result = normalizeResult(
       await server.call(entry, call.args, {
         ...(call.options.timeoutMs !== undefined ? { timeoutMs: call.options.timeoutMs } : {}),
         ...(call.options.signal ? { signal: call.options.signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
       }),
     );
     for (const interceptor of this.#interceptors) {
@@ -232,6 +249,31 @@ export class CallPipeline {
       if (replaced) result = replaced;
     }
     return result;
+  }
+
+  /** Where a call's progress goes: the caller's `onProgress` and, when observed, `call_progress` events. */
+  #progressOf(call: CallContext): CallToolOptions["onProgress"] {
+    const { observer } = this.#parts;
+    const own = call.options.onProgress;
+    if (!own && observer.size === 0) return undefined;
+    return (progress) => {
+      try {
+        own?.(progress);
+      } catch {
+        // the caller's callback is its own affair
+      }
+      if (observer.size > 0) {
+        observer.onEvent({
+          type: "call_progress",
+          id: call.id,
+          name: call.name,
+          progress: progress.progress,
+          ...(call.runId !== undefined ? { runId: call.runId } : {}),
+          ...(progress.total !== undefined ? { total: progress.total } : {}),
+          ...(progress.message !== undefined ? { message: progress.message } : {}),
+        });
+      }
+    };
   }
 
   #validate(entry: CatalogEntry, args: unknown): Record<string, unknown> {

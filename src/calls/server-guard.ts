@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { CatalogEntry } from "../catalog/catalog.js";
 import { isSwitchyardError, SwitchyardError } from "../errors.js";
-import type { ServerConnection } from "../fleet/connection.js";
+import type { CallOptions, ServerConnection } from "../fleet/connection.js";
 import { Bulkhead } from "./bulkhead.js";
 import { type BreakerState, CircuitBreaker } from "./circuit-breaker.js";
 import { classifyFailure, isRetryable, RetryBudget, retryDelayMs } from "./retry.js";
@@ -19,6 +19,7 @@ export interface GuardState {
 export interface GuardedCallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+  onProgress?: CallOptions["onProgress"];
 }
 
 /**
@@ -76,6 +77,7 @@ export class ServerGuard {
       limitMs,
       started: Date.now(),
       callerSignal: options.signal,
+      onProgress: options.onProgress,
     };
 
     // The common case — nobody to wait for, nothing to cancel — needs no deadline of ours: the SDK's
@@ -143,6 +145,7 @@ export class ServerGuard {
         timeoutMs: Math.min(plan.timeoutMs, remaining),
         ...(signal ? { signal } : {}),
         ...(config.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: remaining } : {}),
+        ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
       });
       this.#breaker.success();
       this.#budget.earn();
@@ -214,6 +217,7 @@ interface CallPlan {
   limitMs: number;
   started: number;
   callerSignal: AbortSignal | undefined;
+  onProgress: CallOptions["onProgress"];
 }
 
 /** Milliseconds left before the call's deadline. */

@@ -2,7 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_SUGGESTIONS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
 import { globMatcher } from "./glob.js";
-import { assignToolName } from "./naming.js";
+import { assignToolName, baseToolName } from "./naming.js";
 
 /** One tool in the catalog under its fleet-wide name. */
 export interface CatalogEntry {
@@ -18,6 +18,11 @@ export interface CatalogEntry {
   outputSchema?: Tool["outputSchema"];
   annotations?: Tool["annotations"];
   title?: string;
+  /**
+   * Why the tool cannot be called from here, when it cannot (it requires task augmentation): it is
+   * listed, never offered to a model, and calls to it are refused with `CAPABILITY_MISSING`.
+   */
+  unsupported?: string;
 }
 
 /**
@@ -83,7 +88,13 @@ export class Catalog {
     this.#changed(server, before);
   }
 
-  constructor(servers: ServerConfig[]) {
+  readonly #onWarning: (message: string) => void;
+  /** Renamed tools already warned about, as `server\0tool`. */
+  readonly #warned = new Set<string>();
+
+  /** @param onWarning told once per tool whose name had to change (a collision under `namespace: false`). */
+  constructor(servers: ServerConfig[], onWarning: (message: string) => void = () => {}) {
+    this.#onWarning = onWarning;
     for (const server of servers) {
       const allow = globMatcher(server.allow);
       const deny = globMatcher(server.deny);
@@ -122,10 +133,23 @@ export class Catalog {
         name = assignToolName({ namespace: rules.namespace, server, tool: tool.name }, taken);
         this.#names.set(key, name);
         taken.add(name);
+        this.#warnIfRenamed(server, tool.name, rules.namespace, name);
       }
       this.#entries.set(name, toEntry(name, server, tool, rules.descriptions[tool.name]));
     }
     this.#changed(server, before);
+  }
+
+  /** A tool that could not have its plain name because another server's tool has it: say so, once. */
+  #warnIfRenamed(server: string, tool: string, namespace: string | false, name: string): void {
+    const base = baseToolName(namespace, tool);
+    if (name === base || this.#warned.has(`${server}\0${tool}`)) return;
+    this.#warned.add(`${server}\0${tool}`);
+    const holder = [...this.#names].find(([, given]) => given === base)?.[0].split("\0")[0];
+    const why = namespace === false ? 'both servers use "namespace": false' : `both are named ${base}`;
+    this.#onWarning(
+      `tool ${tool} of server ${server} is named ${name}: ${base} is taken by server ${holder ?? "another"}'s tool (${why}); give one of them a namespace to choose the names`,
+    );
   }
 
   #listedEntries(server: string): Map<string, CatalogEntry> {
@@ -187,6 +211,10 @@ function toEntry(name: string, server: string, tool: Tool, override: string | un
   if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
   if (tool.annotations) entry.annotations = tool.annotations;
   if (tool.title) entry.title = tool.title;
+  if (tool.execution?.taskSupport === "required") {
+    entry.unsupported =
+      "requires task augmentation (execution.taskSupport: required), which Switchyard does not support yet";
+  }
   return entry;
 }
 

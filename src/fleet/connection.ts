@@ -55,9 +55,18 @@ export interface ConnectionHooks {
   onStatus?: (server: string, status: ServerStatus, recovered: boolean) => void;
 }
 
+/** A progress notification of a call: how far it is, of how much, and what it is doing. */
+export interface CallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface CallOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Each progress notification the server sends for the call. */
+  onProgress?: (progress: CallProgress) => void;
   /**
    * Let progress notifications push the deadline back, each by `timeoutMs`, up to this total. Off
    * when absent.
@@ -210,13 +219,15 @@ export class ServerConnection {
         {
           timeout: timeoutMs,
           ...(options.signal ? { signal: options.signal } : {}),
-          ...(extend
-            ? {
-                resetTimeoutOnProgress: true,
-                maxTotalTimeout: options.maxTotalTimeoutMs!,
-                onprogress: () => {},
-              }
-            : {}),
+          // Always ask for progress (a progress token goes with every call): servers that report it
+          // are heard, and with maxTotalTimeoutMs it pushes the deadline back.
+          onprogress: ({ progress, total, message }) =>
+            options.onProgress?.({
+              progress,
+              ...(total !== undefined ? { total } : {}),
+              ...(message !== undefined ? { message } : {}),
+            }),
+          ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
         },
       )) as CallToolResult;
     } catch (error) {

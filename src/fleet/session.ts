@@ -25,6 +25,18 @@ export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
 /** The first version of the protocol negotiated with `server/discover` rather than `initialize`. */
 const FIRST_DISCOVER_VERSION = "2026-07-28";
 
+/** MCP's log levels (syslog's) on ours. */
+const SERVER_LOG_LEVELS: Record<string, "debug" | "info" | "warn" | "error"> = {
+  debug: "debug",
+  info: "info",
+  notice: "info",
+  warning: "warn",
+  error: "error",
+  critical: "error",
+  alert: "error",
+  emergency: "error",
+};
+
 export interface SessionHooks {
   logger: Logger;
   wire?: WireSink;
@@ -202,6 +214,15 @@ export class ServerSession {
       listChanged: { tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) } },
     });
     this.#client = client;
+    // A server's log messages go to our logger, at their level, tagged with the server (the logger's).
+    client.setNotificationHandler("notifications/message", ({ params }) => {
+      const { level, logger, data } = params;
+      const text = typeof data === "string" ? data : JSON.stringify(data);
+      this.#hooks.logger[SERVER_LOG_LEVELS[level] ?? "info"](
+        { source: "server log", serverLevel: level, ...(logger !== undefined ? { logger } : {}) },
+        text,
+      );
+    });
     const wired = this.#hooks.wire ? tapTransport(transport, this.#config.name, this.#hooks.wire) : transport;
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);

@@ -89,6 +89,15 @@ export type SwitchyardEvent =
       tool?: string;
       arguments: string;
     }
+  | {
+      type: "call_progress";
+      runId?: string;
+      id: string;
+      name: string;
+      progress: number;
+      total?: number;
+      message?: string;
+    }
   | ({ type: "call_finished"; step?: number } & CallRecord)
   | { type: "answer"; runId: string; step: number; text: string }
   | { type: "run_finished"; runId: string; record: RunRecord };

@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  Agent,
+  isSwitchyardError,
+  Switchyard,
+  type SwitchyardEvent,
+  type WireRecord,
+} from "../../src/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
+import { EVERYTHING, memoryLogger, NODE, ROOT, raw } from "../helpers.js";
+
+const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
+
+const opened: Switchyard[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((yard) => yard.close()));
+});
+
+async function yardOf(
+  servers: Record<string, unknown>,
+  options: Parameters<typeof Switchyard.connect>[1] = {},
+) {
+  const yard = await Switchyard.connect({ mcpServers: servers }, options);
+  opened.push(yard);
+  for (const server of yard.servers()) expect(server.status, server.error).toBe("ready");
+  return yard;
+}
+
+describe("tools that need task augmentation", () => {
+  it("are listed with the reason, never offered to the model, and refused with CAPABILITY_MISSING", async () => {
+    const yard = await yardOf({
+      e: { command: NODE, args: [EVERYTHING, "stdio"], versionNegotiation: "legacy" },
+    });
+    const research = yard.tools().find((tool) => tool.name === "e_simulate-research-query");
+    expect(research?.unsupported).toMatch(/task augmentation/);
+    expect(yard.tools().find((tool) => tool.name === "e_echo")?.unsupported).toBeUndefined();
+
+    const error = await yard.callTool("e_simulate-research-query", { topic: "x" }).catch((e: unknown) => e);
+    expect(isSwitchyardError(error, "CAPABILITY_MISSING")).toBe(true);
+    expect((error as { capability?: string }).capability).toBe("tasks");
+
+    const model = new ScriptedModel([{ content: "done" }]);
+    await new Agent({ model, host: yard }).run("research something");
+    const offered = model.requests[0]!.tools.map((tool) => tool.name);
+    expect(offered).toContain("e_echo");
+    expect(offered).not.toContain("e_simulate-research-query");
+  });
+});
+
+describe("progress", () => {
+  it("every call asks for progress; onProgress and call_progress events report it", async () => {
+    const wire: WireRecord[] = [];
+    const events: SwitchyardEvent[] = [];
+    const yard = await yardOf(
+      { n: { command: NODE, args: [NEEDY_SERVER] } },
+      { wireTrace: (record) => wire.push(record), observer: { onEvent: (event) => events.push(event) } },
+    );
+    const seen: Array<{ progress: number; total?: number; message?: string }> = [];
+    const result = await yard.callTool(
+      "n_steps",
+      { n: 3 },
+      { onProgress: (progress) => seen.push(progress) },
+    );
+    expect(result.text).toBe("3 steps");
+    expect(seen).toEqual([
+      { progress: 1, total: 3, message: "step 1" },
+      { progress: 2, total: 3, message: "step 2" },
+      { progress: 3, total: 3, message: "step 3" },
+    ]);
+    expect(events.filter((event) => event.type === "call_progress")).toHaveLength(3);
+    // A call without onProgress still carries a progress token.
+    await yard.callTool("n_echo", { text: "hi" });
+    const calls = wire
+      .filter((record) => record.direction === "to-server")
+      .map(
+        (record) => record.message as { method?: string; params?: { _meta?: { progressToken?: unknown } } },
+      )
+      .filter((message) => message.method === "tools/call");
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(call.params?._meta?.progressToken).toBeDefined();
+  });
+});
+
+describe("server log messages", () => {
+  it("reach the logger at their level, tagged with the server", async () => {
+    const { logger, lines } = memoryLogger();
+    // Log notifications belong to the 2025 revisions (2026-07-28 deprecates them).
+    const yard = await yardOf(
+      { n: { command: NODE, args: [NEEDY_SERVER], versionNegotiation: "legacy" } },
+      { logger },
+    );
+    await yard.callTool("n_log", { level: "warning", text: "disk almost full" });
+    await yard.callTool("n_log", { level: "error", text: "disk full" });
+    const logged = lines().filter((line) => line.source === "server log");
+    expect(logged).toEqual([
+      expect.objectContaining({
+        server: "n",
+        serverLevel: "warning",
+        logger: "needy-logger",
+        msg: "disk almost full",
+        level: 40,
+      }),
+      expect.objectContaining({ server: "n", serverLevel: "error", msg: "disk full", level: 50 }),
+    ]);
+  });
+});
+
+describe("names that collide under namespace: false", () => {
+  it("are renamed with a warning, once, naming both servers and the names given", async () => {
+    const { logger, lines } = memoryLogger();
+    const yard = await yardOf(
+      { first: { ...raw(), namespace: false }, second: { ...raw(), namespace: false } },
+      { logger },
+    );
+    const echoes = yard.tools().filter((tool) => tool.tool === "echo");
+    expect(echoes.map((tool) => tool.name)).toContain("echo");
+    const renamed = echoes.find((tool) => tool.name !== "echo")!;
+    const warnings = lines()
+      .filter(
+        (line) => typeof line.msg === "string" && (line.msg as string).startsWith("tool echo of server"),
+      )
+      .map((line) => line.msg as string);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`is named ${renamed.name}`);
+    expect(warnings[0]).toMatch(/echo is taken by server (first|second)'s tool/);
+    expect(warnings[0]).toContain(renamed.server);
+    // A restart lists the tools again: no second warning.
+    await yard.reconnect({ failedOnly: false });
+    expect(lines().filter((line) => String(line.msg).startsWith("tool echo of server"))).toHaveLength(1);
+  });
+});
