@@ -34,6 +34,7 @@ export {
 export type { QueryPart, RoutingQuery } from "./query.js";
 export {
   DEFAULT_MAX_USED_KEPT,
+  DEFAULT_MIN_RANKED_TOOLS,
   DEFAULT_OFFER_ALL_UP_TO,
   DEFAULT_TOP_K,
   type OfferedTool,

@@ -1,15 +1,17 @@
+import {
+  DEFAULT_MAX_USED_KEPT,
+  DEFAULT_MIN_RANKED_TOOLS,
+  DEFAULT_OFFER_ALL_UP_TO,
+  DEFAULT_TOP_K,
+} from "../config/defaults.js";
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
 import { type RoutingQuery, toRoutingQuery } from "./query.js";
 import { LexicalStrategy } from "./strategies/lexical.js";
 import type { RankedTool, RoutingStrategy } from "./strategy.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
-/** Tools offered per step when nothing says otherwise (CONTRACT.md's `routing.topK` example). */
-export const DEFAULT_TOP_K = 12;
-/** A catalog of at most this many tools is offered whole: routing would only risk hiding one. */
-export const DEFAULT_OFFER_ALL_UP_TO = 20;
-/** Most tools already used in a conversation that stay offered, most recent first. */
-export const DEFAULT_MAX_USED_KEPT = 8;
+/** The router's defaults (they live in config/defaults.ts). */
+export { DEFAULT_MAX_USED_KEPT, DEFAULT_MIN_RANKED_TOOLS, DEFAULT_OFFER_ALL_UP_TO, DEFAULT_TOP_K };
 
 /** Options of a {@link Router}. */
 export interface RouterOptions {
@@ -25,6 +27,12 @@ export interface RouterOptions {
   maxUsedKept?: number;
   /** Weights of the parts of a conversation beside its latest user message. */
   conversationWeights?: ConversationWeights;
+  /**
+   * When fewer tools than this (or than `topK`, if smaller) match the conversation, {@link Router.select}
+   * fills the offer up to `topK` with fallback tools, so that the model is never offered nothing; 0
+   * turns the fallback off. Default {@link DEFAULT_MIN_RANKED_TOOLS}.
+   */
+  minRanked?: number;
 }
 
 /** A tool in a ranking, with where it lives. */
@@ -34,8 +42,11 @@ export interface RoutedTool extends RankedTool {
   name: string;
 }
 
-/** Why {@link Router.select} offers a tool. */
-export type OfferReason = "pinned" | "used" | "ranked" | "all";
+/**
+ * Why {@link Router.select} offers a tool: pinned, used earlier in the conversation, ranked for it, part
+ * of a catalog small enough to offer whole, or a fallback when too few tools matched.
+ */
+export type OfferReason = "pinned" | "used" | "ranked" | "all" | "fallback";
 
 /** A tool offered to the model for the next step. */
 export interface OfferedTool {
@@ -80,8 +91,11 @@ export class Router {
   readonly #pinned: readonly string[];
   readonly #maxUsedKept: number;
   readonly #weights: ConversationWeights;
+  readonly #minRanked: number;
   readonly #tools = new Map<string, ToolDescriptor>();
   readonly #byServer = new Map<string, ToolDescriptor[]>();
+  /** Each server's tools, those needing the fewest arguments first (made when the fallback needs them). */
+  readonly #fewestArgumentsFirst = new Map<string, ToolDescriptor[]>();
 
   constructor(tools: readonly ToolDescriptor[] = [], options: RouterOptions = {}) {
     this.#strategy = options.strategy ?? new LexicalStrategy();
@@ -90,6 +104,7 @@ export class Router {
     this.#pinned = options.pinned ?? [];
     this.#maxUsedKept = options.maxUsedKept ?? DEFAULT_MAX_USED_KEPT;
     this.#weights = options.conversationWeights ?? {};
+    this.#minRanked = options.minRanked ?? DEFAULT_MIN_RANKED_TOOLS;
     const byServer = new Map<string, ToolDescriptor[]>();
     for (const tool of tools) {
       const list = byServer.get(tool.server) ?? [];
@@ -170,6 +185,12 @@ export class Router {
    * (most recent first, at most `maxUsedKept`), then the `topK` best others for the conversation, where
    * the latest user message weighs most. A catalog of at most `offerAllUpTo` tools is offered whole,
    * best matches first. Unknown pinned or used ids are skipped.
+   *
+   * When fewer than `minRanked` (3; at most `topK`) tools match, the ranked ones are followed by
+   * fallback tools up to `topK` (`reason: "fallback"`, no score): first the other tools of the servers
+   * whose tools matched (best match first) or were used (most recent first), one server after another;
+   * then the other servers' tools, one server at a time in turn. Within a server, tools that need the
+   * fewest arguments come first (listing, reading and searching tools: the ones to look around with).
    */
   async select(conversation: Conversation, options: SelectOptions = {}): Promise<OfferedTool[]> {
     const plan = this.#plan(conversation, options);
@@ -206,9 +227,9 @@ export class Router {
     };
     const all = this.#tools.size <= this.#offerAllUpTo;
     const topK = options.topK ?? this.#topK;
+    const used = [...new Set([...(conversation.usedToolNames ?? [])].reverse())];
     if (!all) {
       for (const id of [...this.#pinned, ...(options.pinned ?? [])]) offer(id, "pinned");
-      const used = [...new Set([...(conversation.usedToolNames ?? [])].reverse())];
       for (const id of used.slice(0, this.#maxUsedKept)) offer(id, "used");
     }
     const finish = (ranked: readonly RoutedTool[]): OfferedTool[] => {
@@ -224,10 +245,80 @@ export class Router {
         offer(hit.id, "ranked", hit.score);
         added += 1;
       }
+      if (ranked.length < Math.min(topK, this.#minRanked)) {
+        const evidence = [
+          ...ranked.map((hit) => hit.server),
+          ...used.map((id) => this.#tools.get(id)?.server),
+        ];
+        for (const id of this.#fallback(evidence, topK - added, offered)) offer(id, "fallback");
+      }
       return [...offered.values()];
     };
     // Rank past the tools already offered, so that `topK` new ones come out.
     return { query, depth: all ? this.#tools.size : topK + offered.size, finish };
+  }
+
+  /**
+   * Up to `room` tool ids not yet offered: the servers named in `evidence` (in that order) one after
+   * another, then every other server in turn, one tool each round; each server's tools needing the
+   * fewest arguments first.
+   */
+  #fallback(
+    evidence: ReadonlyArray<string | undefined>,
+    room: number,
+    offered: ReadonlyMap<string, unknown>,
+  ) {
+    const chosen: string[] = [];
+    if (room <= 0) return chosen;
+    const first = [
+      ...new Set(
+        evidence.filter((server): server is string => server !== undefined && this.#byServer.has(server)),
+      ),
+    ];
+    for (const server of first) {
+      for (const tool of this.#generalFirst(server)) {
+        if (chosen.length === room) return chosen;
+        if (!offered.has(tool.id)) chosen.push(tool.id);
+      }
+    }
+    const skip = new Set(first);
+    const queues = [...this.#byServer.keys()]
+      .filter((server) => !skip.has(server))
+      .map((server) => ({ server, next: 0 }));
+    while (chosen.length < room && queues.length > 0) {
+      for (let i = 0; i < queues.length && chosen.length < room; ) {
+        const queue = queues[i]!;
+        const tools = this.#generalFirst(queue.server);
+        while (queue.next < tools.length && offered.has(tools[queue.next]!.id)) queue.next += 1;
+        if (queue.next === tools.length) {
+          queues.splice(i, 1);
+          continue;
+        }
+        chosen.push(tools[queue.next]!.id);
+        queue.next += 1;
+        i += 1;
+      }
+    }
+    return chosen;
+  }
+
+  /** A server's tools, those that need the fewest arguments first (then the fewest parameters, then by id). */
+  #generalFirst(server: string): ToolDescriptor[] {
+    let ordered = this.#fewestArgumentsFirst.get(server);
+    if (!ordered) {
+      const cost = (tool: ToolDescriptor) => {
+        const schema = (typeof tool.inputSchema === "object" && tool.inputSchema) || {};
+        const { required, properties } = schema as { required?: unknown; properties?: unknown };
+        const params = typeof properties === "object" && properties ? Object.keys(properties).length : 0;
+        return (Array.isArray(required) ? required.length : 0) * 1_000 + params;
+      };
+      ordered = [...(this.#byServer.get(server) ?? [])]
+        .map((tool) => ({ tool, cost: cost(tool) }))
+        .sort((a, b) => a.cost - b.cost || (a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0))
+        .map(({ tool }) => tool);
+      this.#fewestArgumentsFirst.set(server, ordered);
+    }
+    return ordered;
   }
 
   #routed(ranked: readonly RankedTool[]): RoutedTool[] {
@@ -238,6 +329,7 @@ export class Router {
   }
 
   #setServer(server: string, tools: ToolDescriptor[]): void {
+    this.#fewestArgumentsFirst.delete(server);
     if (tools.length === 0) this.#byServer.delete(server);
     else this.#byServer.set(server, tools);
     this.#strategy.setServerTools(server, tools);

@@ -120,6 +120,19 @@ export async function routeCommand(
   let offered = await router.select(conversation, top === undefined ? {} : { topK: top });
   // A catalog small enough to be offered whole: --top shows its best k.
   if (top !== undefined && offered.every((tool) => tool.reason === "all")) offered = offered.slice(0, top);
+  const fallback = offered.filter((tool) => tool.reason === "fallback");
+  if (fallback.length > 0) {
+    const ranked = offered.filter((tool) => tool.reason === "ranked").length;
+    const servers = [...new Set(fallback.map((tool) => tool.server))];
+    const of = `${fallback.length} tools of ${servers.length === 1 ? "server" : "servers"} ${servers.join(", ")}`;
+    ctx.out.note(
+      ranked === 0
+        ? `nothing matched "${firstLine(query)}"; offering the fallback: ${of} ` +
+            "(each server in turn, the tools that need the fewest arguments first)"
+        : `only ${ranked} of ${router.size} tools matched "${firstLine(query)}"; offering the fallback beside them: ${of} ` +
+            "(the matching tools' servers first, then each server in turn; the tools that need the fewest arguments first)",
+    );
+  }
   if (ctx.out.json) {
     ctx.out.data(
       offered.map((tool) => ({
@@ -146,7 +159,7 @@ export async function routeCommand(
   return EXIT_OK;
 }
 
-/** A ranked tool's score; a tool offered for another reason says which. */
+/** A ranked tool's score; a tool offered for another reason (pinned, used, fallback) says which. */
 function scoreText(tool: OfferedTool): string {
   if (tool.score !== undefined) return tool.score.toFixed(2);
   return tool.reason === "all" ? "-" : tool.reason;
