@@ -1,9 +1,13 @@
-import { DEFAULT_MAX_IDENTICAL_CALLS, DEFAULT_MAX_STEPS } from "../config/defaults.js";
+import {
+  DEFAULT_MAX_IDENTICAL_CALLS,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_OFFERED_TOOLS_ONLY,
+} from "../config/defaults.js";
 import type { ChatMessage } from "../models/model.js";
 import type { CallRecord, StopReason } from "./events.js";
 
 /** Defaults of the agent's guards (they live in config/defaults.ts). */
-export { DEFAULT_MAX_IDENTICAL_CALLS, DEFAULT_MAX_STEPS };
+export { DEFAULT_MAX_IDENTICAL_CALLS, DEFAULT_MAX_STEPS, DEFAULT_OFFERED_TOOLS_ONLY };
 
 /** What guards see of a run. */
 export interface RunState {
@@ -34,6 +38,8 @@ export interface PendingCall {
   server: string;
   /** The canonical key of (tool, arguments). */
   key: string;
+  /** The catalog names offered to the model at the step that asked for this call (all of them). */
+  offered?: readonly string[];
 }
 
 /** Checked before each tool call; a string refuses the call and is what the model is told. */
@@ -53,6 +59,22 @@ export function identicalCallLimit(max: number): CallGuard {
     (state.callCounts.get(call.key) ?? 0) >= max
       ? `refused: ${call.name} was already called ${max} times with these same arguments in this run; the result will not change. Use the earlier results, change the arguments, or answer.`
       : undefined;
+}
+
+/**
+ * Refuse a call to a tool that was not offered to the model at the step that asked for it (a name it
+ * remembered or guessed: it was not shown the tool's description or schema), and tell it which tools it
+ * was offered. Exactly the names offered that step count: tools used earlier, pinned tools and a small
+ * catalog offered whole are among them. A call without the offered names (`offered` unset) passes.
+ */
+export function offeredToolsOnly(): CallGuard {
+  return (call) => {
+    if (!call.offered || call.offered.includes(call.name)) return undefined;
+    const offered = call.offered.length
+      ? `The tools offered at this step are: ${call.offered.join(", ")}.`
+      : "No tools were offered at this step.";
+    return `refused: ${call.name} was not offered at this step, so it was not run (you were not shown its description or schema). ${offered} Call one of them, or answer with what you have.`;
+  };
 }
 
 /**

@@ -30,7 +30,7 @@ export interface RunCallOptions {
   host: ToolHost;
   guards: readonly CallGuard[];
   state: RunState;
-  /** Names the model was offered this step, for "did you mean" help. */
+  /** Names the model was offered this step: what call guards see as `offered`, and "did you mean" help. */
   offered: readonly string[];
   /** The run's id, passed on to the host. */
   runId?: string;
@@ -106,7 +106,10 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
   }
   const key = callKey(call.name, args);
   for (const guard of options.guards) {
-    const refusal = guard({ name: call.name, server: entry.server, key }, options.state);
+    const refusal = guard(
+      { name: call.name, server: entry.server, key, offered: options.offered },
+      options.state,
+    );
     if (refusal) return refuse("refused", refusal, "REFUSED");
   }
   try {

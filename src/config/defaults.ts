@@ -115,6 +115,11 @@ export const DEFAULT_MODEL_MAX_RETRY_DELAY_MS = 10_000;
 export const DEFAULT_MAX_STEPS = 8;
 /** Times the same tool may be called with the same arguments in one run (`agent.maxIdenticalCalls`). */
 export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
+/**
+ * Whether the agent refuses (without running it) a call to a tool it did not offer the model at that
+ * step (`offeredToolsOnly`): the model has not seen that tool's description or schema.
+ */
+export const DEFAULT_OFFERED_TOOLS_ONLY = true;
 /** Whether the model may ask for several tool calls in one turn (`agent.parallelToolCalls`). */
 export const DEFAULT_PARALLEL_TOOL_CALLS = true;
 /** Characters of one tool result the model sees before it is cut (about 2,000 tokens). */
