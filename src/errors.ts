@@ -173,3 +173,33 @@ export function httpStatusOf(error: unknown): number | undefined {
       typeof (cause as { data?: { status?: unknown } }).data?.status === "number",
   )?.data.status;
 }
+
+/**
+ * What went wrong, as a person should read it: the system error and address under a `fetch failed`
+ * (`connect ECONNREFUSED 127.0.0.1:59998`), an HTML error page as its status and `<title>` (never the
+ * page), the message otherwise.
+ */
+export function readableFailure(error: unknown): string {
+  const system = findCause(
+    error,
+    (cause): cause is Error & { code: string } =>
+      cause instanceof Error && /^E[A-Z]+$/.test(String((cause as { code?: unknown }).code)),
+  );
+  const message = messageOf(error);
+  if (/fetch failed|SSE error|terminated/i.test(message)) {
+    if (system) return system.message;
+    // Some transports keep only the text of the cause: `… fetch failed: connect ECONNREFUSED 127.0.0.1:9`.
+    const quoted = /((?:connect |getaddrinfo )?E[A-Z]{3,}\b[^;]*)$/.exec(message)?.[1];
+    if (quoted) return quoted;
+  }
+  return withoutHtml(message, httpStatusOf(error));
+}
+
+/** Replace an HTML page inside a message by its status line and title. */
+function withoutHtml(message: string, status: number | undefined): string {
+  const start = message.search(/<!doctype html|<html[\s>]/i);
+  if (start < 0) return message;
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(message)?.[1]?.replace(/\s+/g, " ").trim();
+  const page = status !== undefined ? `HTTP ${status}` : "an HTML error page";
+  return `${message.slice(0, start).replace(/[:\s]+$/, "")}: ${page}${title ? ` "${title}"` : ""} (an HTML page, not MCP)`;
+}

@@ -5,6 +5,7 @@ import {
   findCause,
   httpStatusOf,
   messageOf,
+  readableFailure,
   SwitchyardError,
   systemErrorCode,
 } from "../errors.js";
@@ -143,7 +144,7 @@ export function toCallError(error: unknown, context: CallErrorContext): Switchya
   if (isNetworkFailure(error)) {
     return fail(
       "SERVER_UNAVAILABLE",
-      `server ${server} could not be reached for ${tool}: ${messageOf(error)}`,
+      `server ${server} could not be reached for ${tool}: ${readableFailure(error)}`,
       systemErrorCode(error, NEVER_DELIVERED) ? "not_sent" : "maybe_ran",
       true,
       { incident },

@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { DEFAULT_STDIO_PROBE_WAIT_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
-import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import { isSwitchyardError, messageOf, readableFailure, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isConnectionLoss } from "./call-errors.js";
@@ -185,7 +185,7 @@ export class ServerSession {
       const refused = this.#authFailure(url, error);
       if (refused) throw refused;
       if (this.#config.transportForced || signal.aborted) throw error;
-      this.#hooks.logger.info({}, `Streamable HTTP failed (${messageOf(error)}); trying legacy SSE`);
+      this.#hooks.logger.info({}, `Streamable HTTP failed (${readableFailure(error)}); trying legacy SSE`);
       await this.#client?.close().catch(() => {});
       try {
         await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
@@ -193,9 +193,7 @@ export class ServerSession {
         this.#kind = "http"; // neither worked: report what was configured
         throw (
           this.#authFailure(url, sseError) ??
-          new Error(`Streamable HTTP: ${messageOf(error)}; legacy SSE: ${messageOf(sseError)}`, {
-            cause: sseError,
-          })
+          new Error(bothFailed(url, readableFailure(error), readableFailure(sseError)), { cause: sseError })
         );
       }
     }
@@ -323,8 +321,18 @@ export class ServerSession {
     }
     if (this.#process?.exitInfo && isLost(error))
       return this.describeExit("the server exited during the handshake");
-    return this.describeExit(messageOf(error));
+    const reason = readableFailure(error);
+    if (this.#config.transport === "stdio" || reason.includes("://")) return this.describeExit(reason);
+    const url = URL.canParse(this.#config.url ?? "") ? new URL(this.#config.url!) : undefined;
+    return this.describeExit(url ? `${url.origin}${url.pathname}: ${reason}` : reason);
   }
+}
+
+/** Both HTTP transports failed: one reason when they failed alike, else each. */
+function bothFailed(url: URL, http: string, sse: string): string {
+  const where = `${url.origin}${url.pathname}`;
+  if (http === sse || sse.endsWith(http)) return `${where}: ${http} (tried Streamable HTTP and legacy SSE)`;
+  return `${where}: Streamable HTTP: ${http}; legacy SSE: ${sse}`;
 }
 
 function isProbeCutShort(error: unknown): boolean {

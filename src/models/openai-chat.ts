@@ -5,7 +5,7 @@ import {
   DEFAULT_MODEL_RETRY_BASE_MS,
   DEFAULT_MODEL_TIMEOUT_MS,
 } from "../config/defaults.js";
-import { messageOf, SwitchyardError } from "../errors.js";
+import { readableFailure, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelRequest, ModelResponse, ToolCall } from "./model.js";
 import { readServerSentEvents } from "./sse.js";
 
@@ -125,7 +125,7 @@ export class OpenAIChatModel implements ModelProvider {
       if (error instanceof SwitchyardError) return { ok: false, error, retry: false };
       return {
         ok: false,
-        error: this.#error(`request failed: ${messageOf(error)}`, { cause: error }),
+        error: this.#error(`request failed: ${readableFailure(error)}`, { cause: error }),
         retry: true,
       };
     }
@@ -282,6 +282,11 @@ async function errorMessage(response: Response): Promise<string> {
     if (message) return message;
   } catch {
     // not JSON: use the text
+  }
+  // An HTML error page (a proxy's, a wrong URL's) becomes its title; never the page.
+  if (/<!doctype html|<html[\s>]/i.test(text)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim();
+    return `an HTML page${title ? ` titled "${title}"` : ""}, not the chat API — check baseURL (it usually ends in /v1)`;
   }
   return text.trim().slice(0, 500) || "(no message)";
 }
