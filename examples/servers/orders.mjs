@@ -3,7 +3,9 @@
 //
 //   ORDERS_DB=/path/to/orders.db node examples/servers/orders.mjs
 //
-// SQLite via better-sqlite3. The DB file is $ORDERS_DB, default
+// SQLite via better-sqlite3, an optional dependency (a native module whose build may
+// fail): it is loaded on first use, so that without it the server still starts, lists
+// its tools, and answers each call with what is missing and how to get it. The DB file is $ORDERS_DB, default
 // ./.data/orders.db relative to the current working directory (the folder is
 // created). On first start the tables are created and seeded with 5 demo
 // customers (C10001 … C10005) and 40 orders whose dates are relative to today;
@@ -12,9 +14,9 @@
 //
 // Tools: query_recent_orders, get_customer. Read-only. Logs to stderr only.
 import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
-import Database from "better-sqlite3";
 import {
   createLogger,
   defineTool,
@@ -179,8 +181,29 @@ function makeDirs(dir) {
   }
 }
 
+// ---- better-sqlite3, loaded on first use --------------------------------------
+class MissingDependency extends Error {}
+
+let Database;
+function loadSqlite() {
+  if (Database) return Database;
+  try {
+    Database = createRequire(import.meta.url)("better-sqlite3");
+    return Database;
+  } catch (err) {
+    const why =
+      err.code === "MODULE_NOT_FOUND"
+        ? "better-sqlite3 is not installed"
+        : `better-sqlite3 could not be loaded (${String(err.message).split("\n")[0]})`;
+    throw new MissingDependency(
+      `${why}: the orders example keeps its data in SQLite through it, an optional dependency of switchyard; install it with npm install better-sqlite3@12`,
+    );
+  }
+}
+
 function openDatabase() {
   const file = resolve(process.cwd(), process.env.ORDERS_DB || "./.data/orders.db");
+  const Database = loadSqlite();
   makeDirs(dirname(file));
   const db = new Database(file);
   db.pragma("busy_timeout = 5000"); // several servers may share the file
@@ -234,28 +257,39 @@ function ensureFreshDemoData(db, file) {
     log(`re-seeded ${file}: newest order was ${seeded.newest}, demo dates are now relative to ${todayUtc()}`);
 }
 
+/** The database and its statements, opened on first use; throws MissingDependency without better-sqlite3. */
 let opened;
-try {
-  opened = openDatabase();
-} catch (err) {
-  log(`cannot open the orders database (set ORDERS_DB to a writable path): ${err.message}`);
-  process.exit(1);
+function database() {
+  if (opened) return opened;
+  const { db, file } = openDatabase();
+  const stmt = {
+    customer: db.prepare("SELECT id, name, city, member_level, registered_at FROM customers WHERE id = ?"),
+    customerStats: db.prepare(
+      "SELECT COUNT(*) AS order_count, COALESCE(SUM(amount), 0) AS total_spent, MAX(created_at) AS last_order_at FROM orders WHERE customer_id = ?",
+    ),
+    recent: db.prepare(
+      `SELECT order_id, product_name, amount, status, created_at
+         FROM orders
+        WHERE customer_id = ? AND created_at >= ?
+        ORDER BY created_at DESC, order_id DESC
+        LIMIT ?`,
+    ),
+    recentCount: db.prepare("SELECT COUNT(*) AS total FROM orders WHERE customer_id = ? AND created_at >= ?"),
+  };
+  opened = { db, file, stmt };
+  return opened;
 }
-const { db } = opened;
-const stmt = {
-  customer: db.prepare("SELECT id, name, city, member_level, registered_at FROM customers WHERE id = ?"),
-  customerStats: db.prepare(
-    "SELECT COUNT(*) AS order_count, COALESCE(SUM(amount), 0) AS total_spent, MAX(created_at) AS last_order_at FROM orders WHERE customer_id = ?",
-  ),
-  recent: db.prepare(
-    `SELECT order_id, product_name, amount, status, created_at
-       FROM orders
-      WHERE customer_id = ? AND created_at >= ?
-      ORDER BY created_at DESC, order_id DESC
-      LIMIT ?`,
-  ),
-  recentCount: db.prepare("SELECT COUNT(*) AS total FROM orders WHERE customer_id = ? AND created_at >= ?"),
-};
+
+// Open (and seed) at start, as before; without better-sqlite3, start anyway and say so on each call.
+try {
+  database();
+} catch (err) {
+  if (err instanceof MissingDependency) log(err.message);
+  else {
+    log(`cannot open the orders database (set ORDERS_DB to a writable path): ${err.message}`);
+    process.exit(1);
+  }
+}
 
 function customerIdArg(args) {
   return requireString(args, "customer_id", {
@@ -266,6 +300,7 @@ function customerIdArg(args) {
 }
 
 function findCustomer(customerId) {
+  const { db, stmt } = database();
   const customer = stmt.customer.get(customerId);
   if (!customer) {
     const known = db
@@ -346,6 +381,7 @@ function buildServer() {
       const days = optionalInteger(args, "days", { min: 1, max: 365, defaultValue: 30 });
       const customer = findCustomer(customerId);
       const since = addDays(todayUtc(), -(days - 1)); // ISO date; compared with ISO timestamps as text
+      const { stmt } = database();
       const rows = stmt.recent.all(customerId, since, MAX_ROWS);
       const { total } = stmt.recentCount.get(customerId, since);
       const more = Math.max(0, total - rows.length);
@@ -416,7 +452,7 @@ function buildServer() {
     async (args) => {
       const customerId = customerIdArg(args);
       const c = findCustomer(customerId);
-      const stats = stmt.customerStats.get(customerId);
+      const stats = database().stmt.customerStats.get(customerId);
       const record = {
         customer_id: c.id,
         name: c.name,
@@ -435,4 +471,4 @@ function buildServer() {
   return server;
 }
 
-runStdio(buildServer, { log, cleanup: () => db.close() });
+runStdio(buildServer, { log, cleanup: () => opened?.db.close() });
