@@ -36,10 +36,11 @@ export type { CallOutcomeReport, ToolCallOptions, ToolHost } from "./agent/run-c
 export { normalizeResult, type ToolResult } from "./calls/normalize.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";
-export { TOOL_NAME_PATTERN } from "./catalog/naming.js";
+export { baseToolName, namespaceLabel, TOOL_NAME_PATTERN, toolNamePrefix } from "./catalog/naming.js";
 export {
   type ConfigInput,
   DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CATALOG_CACHE_MAX_AGE_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_MAX_CONCURRENCY,
   findConfigFile,

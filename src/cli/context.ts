@@ -1,3 +1,4 @@
+import path from "node:path";
 import {
   createLogger,
   findConfigFile,
@@ -32,6 +33,7 @@ export class CommandContext {
   readonly #options: GlobalOptions;
   #wire: WireTraceWriter | undefined;
   #config: SwitchyardConfig | undefined;
+  #configFile: string | undefined;
   #yards: Switchyard[] = [];
 
   constructor(options: GlobalOptions) {
@@ -41,6 +43,7 @@ export class CommandContext {
       level: parseLogLevel(options.logLevel),
       format: options.logFormat === "json" ? "json" : "pretty",
     });
+    if (options.traceWire !== undefined) this.#wire = openTrace(options.traceWire, options.json === true);
   }
 
   /** Load the config (flag, env, or default file); the same object on every call. */
@@ -48,14 +51,27 @@ export class CommandContext {
     if (!this.#config || configFile) {
       const file = configFile ?? findConfigFile(this.#options.config);
       this.#config = loadConfigFile(file, undefined, { inputs: askForInputs(file) });
+      this.#configFile = file;
     }
     return this.#config;
   }
 
-  /** Connect to the config's servers, showing progress on a TTY. */
-  async connect(configFile?: string): Promise<Switchyard> {
-    const config = this.loadConfig(configFile);
-    if (this.#options.traceWire) this.#wire ??= openWireTrace(this.#options.traceWire);
+  /** The path of the config file {@link loadConfig} read (loading it if it was not yet). */
+  configFile(): string {
+    this.loadConfig();
+    return this.#configFile!;
+  }
+
+  /**
+   * Connect to the config's servers — all of them, or only those named in `only` (their tools keep
+   * the names they have in the whole fleet when `namesStandAlone` in catalog-cache.ts says so) —
+   * showing progress on a TTY.
+   */
+  async connect(configFile?: string, only?: readonly string[]): Promise<Switchyard> {
+    const loaded = this.loadConfig(configFile);
+    const config = only
+      ? { ...loaded, servers: loaded.servers.filter((server) => only.includes(server.name)) }
+      : loaded;
     const progress = process.stderr.isTTY ? new ConnectProgress() : undefined;
     const yard = await Switchyard.connect(config, {
       logger: this.logger,
@@ -67,6 +83,12 @@ export class CommandContext {
     progress?.done();
     this.#yards.push(yard);
     return yard;
+  }
+
+  /** Close one Switchyard this command opened, before the command ends. */
+  async disconnect(yard: Switchyard): Promise<void> {
+    this.#yards = this.#yards.filter((open) => open !== yard);
+    await yard.close();
   }
 
   /** Close every Switchyard this command opened and the wire trace. Idempotent. */
@@ -87,6 +109,38 @@ function askForInputs(file: string): Record<string, string> {
     if (answer !== undefined) answers[input.id] = answer;
   }
   return answers;
+}
+
+/**
+ * Open the `--trace-wire` target before anything runs, so that a path that cannot be written is a
+ * usage error naming the flag, not a failure halfway through. `-` (stdout) and `--json` both write to
+ * stdout, so they are refused together.
+ */
+function openTrace(target: string, json: boolean): WireTraceWriter {
+  if (target === "-" && json) {
+    throw new CliError(
+      "--trace-wire - cannot be used with --json: both write to stdout; give the trace a file, e.g. --trace-wire trace.jsonl",
+      EXIT_USAGE,
+    );
+  }
+  if (target === "") throw new CliError("--trace-wire needs a file, or - for stdout", EXIT_USAGE);
+  try {
+    return openWireTrace(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    const why: Record<string, string> = {
+      ENOENT: `the folder ${path.dirname(path.resolve(target))} does not exist`,
+      ENOTDIR: `a part of the path is not a folder`,
+      EISDIR: "it is a folder",
+      EACCES: "permission denied",
+      EPERM: "permission denied",
+      EROFS: "read-only file system",
+    };
+    throw new CliError(
+      `--trace-wire ${target}: cannot write: ${code || (error as Error).message}${why[code] ? ` (${why[code]})` : ""}; give a writable file, or - for stdout`,
+      EXIT_USAGE,
+    );
+  }
 }
 
 function parseLogLevel(level: string | undefined): LogLevel {

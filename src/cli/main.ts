@@ -3,12 +3,14 @@ import { Command, CommanderError, Option } from "commander";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
+import { type DescribeFlags, describeCommand } from "./commands/describe.js";
 import { registerRouteCommands } from "./commands/route.js";
 import { runCommand } from "./commands/run.js";
-import { serversCommand } from "./commands/servers.js";
-import { toolsCommand } from "./commands/tools.js";
+import { type ServersFlags, serversCommand } from "./commands/servers.js";
+import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
 import { EXIT_FAILED, EXIT_USAGE, exitCodeOf, messageOf } from "./exit-codes.js";
+import { PACKAGE_VERSION } from "./version.js";
 
 /** Exit codes for the signals the CLI stops on (128 + signal number); SIGHUP: the terminal closed. */
 const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
@@ -22,6 +24,7 @@ let stopping = false;
 function program(): Command {
   const cli = new Command("switchyard")
     .description("One LLM agent, many MCP servers.")
+    .version(PACKAGE_VERSION, "-V, --version", "print the version")
     .option(
       "--config <file>",
       "config file (default: $SWITCHYARD_CONFIG, then ./switchyard.config.{json,yaml,yml})",
@@ -42,7 +45,6 @@ function program(): Command {
       ]),
     )
     .addOption(new Option("--log-format <format>", "log format on stderr").choices(["pretty", "json"]))
-    .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 
@@ -62,8 +64,20 @@ function program(): Command {
   cli
     .command("servers")
     .description("connect to every server and show its state")
-    .action(run(serversCommand));
-  cli.command("tools").description("list every tool in the catalog").action(run(toolsCommand));
+    .option("--server <name>", "only this server (repeat, or a,b, for more)", collect)
+    .option("--wide", "every column, the restarts, health, breaker and call counters included")
+    .action(run((ctx, flags: ServersFlags) => serversCommand(ctx, flags)));
+  cli
+    .command("tools")
+    .description("list every tool in the catalog (cached until a server's config or script changes)")
+    .option("--server <name>", "only this server's tools (repeat, or a,b, for more)", collect)
+    .option("--refresh", "ask the servers again, ignoring the cached catalog")
+    .action(run((ctx, flags: ToolsFlags) => toolsCommand(ctx, flags)));
+  cli
+    .command("describe <tool>")
+    .description("show one tool in full: server, annotations, parameters, output schema")
+    .option("--refresh", "ask the servers again, ignoring the cached catalog")
+    .action(run((ctx, tool: string, flags: DescribeFlags) => describeCommand(ctx, tool, flags)));
   cli
     .command("call <name> [json-args]")
     .description("call one tool with JSON arguments")
@@ -100,7 +114,35 @@ function program(): Command {
     .option("--model <name>", "the model's name, when a model is configured in the environment")
     .action(run((ctx, flags: { model?: string }) => demoCommand(ctx, flags)));
   registerRouteCommands(cli, run);
+  oneLineErrors(cli);
   return cli;
+}
+
+/** `--server a --server b,c` → every value given. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Usage errors as one line on stderr, as the README promises, in the form
+ * `switchyard: unknown command "toosl" (did you mean tools?); run switchyard --help`.
+ */
+function oneLineErrors(command: Command): void {
+  const path: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) path.unshift(at.name());
+  command.configureOutput({
+    outputError: (text, write) => {
+      const message = text
+        .trim()
+        .replace(/^error: /, "")
+        .replace(/\n\(Did you mean (.*)\?\)$/s, " (did you mean $1?)")
+        .replace(/'([^']*)'/g, '"$1"')
+        .replace(/\.$/, "")
+        .replace(/\s*\n\s*/g, " ");
+      write(`switchyard: ${message}; run ${path.join(" ")} --help\n`);
+    },
+  });
+  for (const sub of command.commands) oneLineErrors(sub);
 }
 
 function onSignal(signal: NodeJS.Signals): void {

@@ -220,3 +220,9 @@ export const DEFAULT_LOG_FORMAT: LogFormat = "pretty";
 export const DEFAULT_CLI_SHUTDOWN_LIMIT_MS = 3_000;
 /** Tool ids per query written by `route eval --rankings`. */
 export const DEFAULT_RANKINGS_LENGTH = 10;
+/**
+ * How long the CLI's cached catalog (`tools`, `describe`, and which server `call` starts) is trusted
+ * when nothing it can check has changed (the server's config, its script file): a server's tools can
+ * change without either, so the cache is listed again after this.
+ */
+export const DEFAULT_CATALOG_CACHE_MAX_AGE_MS = 86_400_000;

@@ -1,3 +1,5 @@
+import type { Switchyard } from "../../index.js";
+import { readCatalogCache, serverForTool, writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
@@ -8,12 +10,43 @@ export async function callCommand(
   rawArgs: string | undefined,
 ): Promise<number> {
   const args = parseArgs(rawArgs);
-  const yard = await ctx.connect();
+  const yard = await connectFor(ctx, name);
   const result = await yard.callTool(name, args);
   if (ctx.out.json) ctx.out.data(result);
   else if (result.isError) ctx.out.note(`${name} returned an error: ${result.text}`);
   else ctx.out.result(result.text);
   return result.isError ? EXIT_FAILED : EXIT_OK;
+}
+
+/**
+ * A Switchyard that lists `name`, started as small as it can be: only the tool's server when the
+ * cached catalog (or, without one, the name's `<namespace>_` prefix) says which it is and it lists
+ * the name under the same name alone; else the whole fleet, which also refreshes the cache. A name no
+ * server lists gets the whole fleet too, so that its "did you mean" comes from the whole catalog.
+ */
+export async function connectFor(
+  ctx: CommandContext,
+  name: string,
+  options: { refresh?: boolean } = {},
+): Promise<Switchyard> {
+  const config = ctx.loadConfig();
+  const file = ctx.configFile();
+  const cache = options.refresh ? undefined : readCatalogCache(file, config);
+  const server = serverForTool(config, name, cache);
+  if (server !== undefined) {
+    const alone = await ctx.connect(undefined, [server]);
+    if (alone.describeTool(name)) return alone;
+    const state = alone.servers()[0];
+    if (state?.status === "failed") {
+      // Its names are its own: no other server can list this one, and this one could not start.
+      throw new CliError(`${name}: server ${server} failed: ${state.error ?? "unknown error"}`, EXIT_FAILED);
+    }
+    ctx.logger.debug({ server }, `${name} is not on ${server} alone: connecting the whole fleet`);
+    await ctx.disconnect(alone);
+  }
+  const yard = await ctx.connect();
+  writeCatalogCache(file, config, yard);
+  return yard;
 }
 
 function parseArgs(raw: string | undefined): unknown {

@@ -1,15 +1,54 @@
-import type { ServerInfo } from "../../index.js";
+import path from "node:path";
+import type { ServerInfo, SwitchyardConfig } from "../../index.js";
+import { writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
-import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
-import { formatTable } from "../table.js";
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { closestNames } from "../suggest.js";
+import { firstLine, formatTable } from "../table.js";
 
-/** `switchyard servers`: connect to every server and show its state; exit 1 if any failed. */
-export async function serversCommand(ctx: CommandContext): Promise<number> {
-  const yard = await ctx.connect();
+/** Flags of `servers`. */
+export interface ServersFlags {
+  /** Only these servers (started alone: `servers` reports live state). */
+  server?: string[];
+  /** Every column, the resilience counters included even when they say nothing. */
+  wide?: boolean;
+}
+
+/** `switchyard servers`: connect to the servers and show their state; exit 1 if any failed. */
+export async function serversCommand(ctx: CommandContext, flags: ServersFlags = {}): Promise<number> {
+  const config = ctx.loadConfig();
+  const only = checkServerNames(config, flags.server, ctx.configFile());
+  const yard = await ctx.connect(undefined, only);
+  if (!only) writeCatalogCache(ctx.configFile(), config, yard);
   const states = yard.servers();
   if (ctx.out.json) ctx.out.data(states.map(serverJson));
-  else ctx.out.result(renderServers(states));
+  else ctx.out.result(renderServers(states, { wide: flags.wide === true }));
   return states.some((state) => state.status === "failed") ? EXIT_FAILED : EXIT_OK;
+}
+
+/**
+ * The servers a `--server` flag names (each may also be a comma-separated list), checked against the
+ * config: an unknown name is a usage error with the closest names. Undefined: no filter.
+ */
+export function checkServerNames(
+  config: SwitchyardConfig,
+  names: readonly string[] | undefined,
+  configFile: string,
+): string[] | undefined {
+  if (!names?.length) return undefined;
+  const wanted = [...new Set(names.flatMap((name) => name.split(",")).map((name) => name.trim()))].filter(
+    (name) => name !== "",
+  );
+  const known = config.servers.map((server) => server.name);
+  for (const name of wanted) {
+    if (known.includes(name)) continue;
+    const close = closestNames(name, known);
+    throw new CliError(
+      `--server ${name}: no server named "${name}" in ${path.basename(configFile)}${close.length ? ` (did you mean ${close.join(", ")}?)` : ""}; its servers are ${known.join(", ") || "none"}`,
+      EXIT_USAGE,
+    );
+  }
+  return wanted.length ? wanted : undefined;
 }
 
 /** What `servers` shows of one server: the connection's state and its guard's counters. */
@@ -33,37 +72,91 @@ export function serverJson(state: ServerView) {
   };
 }
 
-/** A table of servers, then one line per failure with its reason. */
-export function renderServers(states: ServerView[]): string {
-  const rows = states.map((state) => [
-    state.name,
-    state.status,
-    state.transport,
-    state.protocolVersion ?? "-",
-    state.status === "ready" ? String(state.tools) : "-",
-    state.connectMs !== undefined ? `${state.connectMs} ms` : "-",
-    String(state.restarts),
-    state.health,
-    state.breaker,
-    `${state.inFlight}/${state.queued}`,
-  ]);
+/** The column titles of the servers table, for a caller that speaks another language (the demo). */
+export type ServerHeadings = Record<
+  | "server"
+  | "status"
+  | "transport"
+  | "protocol"
+  | "tools"
+  | "connect"
+  | "error"
+  | "restarts"
+  | "health"
+  | "breaker"
+  | "inFlight"
+  | "queued",
+  string
+> & { none: string };
+
+const HEADINGS: ServerHeadings = {
+  server: "SERVER",
+  status: "STATUS",
+  transport: "TRANSPORT",
+  protocol: "PROTOCOL",
+  tools: "TOOLS",
+  connect: "CONNECT",
+  error: "ERROR",
+  restarts: "RESTARTS",
+  health: "HEALTH",
+  breaker: "BREAKER",
+  inFlight: "IN FLIGHT",
+  queued: "QUEUED",
+  none: "no servers in the config",
+};
+
+interface Column {
+  title: keyof ServerHeadings;
+  cell: (state: ServerView) => string;
+  /** Shown without `--wide` only when a server's value is not this (it says something then). */
+  quietWhen?: (state: ServerView) => boolean;
+}
+
+/** An error as the table shows it: its first line, short enough to leave room for the rest. */
+const errorCell = (state: ServerView) => (state.error === undefined ? "" : firstLine(state.error, 40));
+
+const COLUMNS: Column[] = [
+  { title: "server", cell: (state) => state.name },
+  { title: "status", cell: (state) => state.status },
+  { title: "transport", cell: (state) => state.transport },
+  { title: "protocol", cell: (state) => state.protocolVersion ?? "-" },
+  { title: "tools", cell: (state) => (state.status === "ready" ? String(state.tools) : "-") },
+  {
+    title: "connect",
+    cell: (state) => (state.connectMs !== undefined ? `${state.connectMs} ms` : "-"),
+  },
+  { title: "restarts", cell: (state) => String(state.restarts), quietWhen: (state) => state.restarts === 0 },
+  { title: "health", cell: (state) => state.health, quietWhen: (state) => state.health === "unknown" },
+  { title: "breaker", cell: (state) => state.breaker, quietWhen: (state) => state.breaker === "closed" },
+  { title: "inFlight", cell: (state) => String(state.inFlight), quietWhen: (state) => state.inFlight === 0 },
+  { title: "queued", cell: (state) => String(state.queued), quietWhen: (state) => state.queued === 0 },
+  // Last, so that a long error never pushes the other columns apart.
+  { title: "error", cell: errorCell, quietWhen: (state) => state.error === undefined },
+];
+
+/**
+ * A table of servers: name, status, transport, protocol, tools, connect time and error, plus each
+ * resilience column (restarts, health, breaker, in flight, queued) that says something for some server
+ * — all of them with `wide`. An error too long for its cell follows the table in full.
+ */
+export function renderServers(
+  states: ServerView[],
+  options: { wide?: boolean; headings?: ServerHeadings } = {},
+): string {
+  const headings = options.headings ?? HEADINGS;
+  const columns = COLUMNS.filter(
+    (column) =>
+      !column.quietWhen ||
+      states.some((state) => !column.quietWhen!(state)) ||
+      (options.wide === true && column.title !== "error"),
+  );
   const table = formatTable(
-    [
-      "SERVER",
-      "STATUS",
-      "TRANSPORT",
-      "PROTOCOL",
-      "TOOLS",
-      "CONNECT",
-      "RESTARTS",
-      "HEALTH",
-      "BREAKER",
-      "CALLS/QUEUED",
-    ],
-    rows,
+    columns.map((column) => headings[column.title]),
+    states.map((state) => columns.map((column) => column.cell(state))),
+    { empty: headings.none },
   );
   const failures = states
-    .filter((state) => state.error !== undefined)
+    .filter((state) => state.error !== undefined && state.error !== errorCell(state))
     .map((state) => `${state.name}: ${state.error}`);
   return failures.length ? `${table}\n\n${failures.join("\n")}` : table;
 }

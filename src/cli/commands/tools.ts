@@ -1,20 +1,65 @@
+import type { CatalogEntry } from "../../index.js";
+import { namesStandAlone, readCatalogCache, writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_OK } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";
+import { checkServerNames } from "./servers.js";
 
-/** `switchyard tools`: list the catalog. Failed servers are reported on stderr; their tools are absent. */
-export async function toolsCommand(ctx: CommandContext): Promise<number> {
-  const yard = await ctx.connect();
-  const tools = yard.tools();
-  for (const state of yard.servers()) {
-    if (state.status === "failed")
-      ctx.out.note(`warning: server ${state.name} failed, its tools are not listed: ${state.error}`);
+/** Flags of `tools`. */
+export interface ToolsFlags {
+  /** Only the tools of these servers. */
+  server?: string[];
+  /** Ask the servers even when the cached catalog is still good, and cache what they say. */
+  refresh?: boolean;
+}
+
+/**
+ * `switchyard tools`: list the catalog — from the cached catalog when nothing changed since it was
+ * written, else by connecting (only the named servers, with `--server`, when their names stand alone).
+ * Failed servers are reported on stderr; their tools are absent.
+ */
+export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}): Promise<number> {
+  const config = ctx.loadConfig();
+  const file = ctx.configFile();
+  const only = checkServerNames(config, flags.server, file);
+  const keep = (entry: { server: string }) => !only || only.includes(entry.server);
+
+  const cached = flags.refresh ? undefined : readCatalogCache(file, config);
+  let tools: CatalogEntry[];
+  if (cached) {
+    ctx.logger.info({}, `tools: from the catalog cache, ${Math.round(cached.ageMs / 1000)} s old`);
+    tools = cached.tools.filter(keep);
+  } else {
+    const alone =
+      only?.every((name) =>
+        namesStandAlone(config, config.servers.find((server) => server.name === name)!),
+      ) ?? false;
+    const yard = await ctx.connect(undefined, alone ? only : undefined);
+    if (!alone) writeCatalogCache(file, config, yard);
+    for (const state of yard.servers()) {
+      if (state.status === "failed" && keep({ server: state.name }))
+        ctx.out.note(`warning: server ${state.name} failed, its tools are not listed: ${state.error}`);
+    }
+    tools = yard.tools().filter(keep);
   }
+
   if (ctx.out.json) {
-    ctx.out.data(tools);
+    ctx.out.data(
+      tools.map(({ name, server, tool, description, inputSchema }) => ({
+        name,
+        server,
+        tool,
+        description,
+        inputSchema,
+      })),
+    );
   } else {
     const rows = tools.map((tool) => [tool.name, tool.server, firstLine(tool.description)]);
-    ctx.out.result(formatTable(["TOOL", "SERVER", "DESCRIPTION"], rows));
+    ctx.out.result(
+      formatTable(["TOOL", "SERVER", "DESCRIPTION"], rows, {
+        empty: only ? `no tools on ${only.join(", ")}` : "no tools in the catalog",
+      }),
+    );
   }
   return EXIT_OK;
 }
