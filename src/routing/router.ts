@@ -186,11 +186,14 @@ export class Router {
    * the latest user message weighs most. A catalog of at most `offerAllUpTo` tools is offered whole,
    * best matches first. Unknown pinned or used ids are skipped.
    *
-   * When fewer than `minRanked` (3; at most `topK`) tools match, the ranked ones are followed by
-   * fallback tools up to `topK` (`reason: "fallback"`, no score): first the other tools of the servers
-   * whose tools matched (best match first) or were used (most recent first), one server after another;
-   * then the other servers' tools, one server at a time in turn. Within a server, tools that need the
-   * fewest arguments come first (listing, reading and searching tools: the ones to look around with).
+   * **Fallback.** When the latest user message matches fewer than `minRanked` (3; at most `topK`)
+   * tools, the offer is not left thin: the tools it matched come first (`"ranked"`), then fallback tools
+   * up to `topK` in all (`reason: "fallback"`, no score), taken one server at a time in turn — the
+   * servers of tools that matched the conversation or were used in it first, then the others. Each
+   * server gives the tools that matched the conversation's context first, then those that need the
+   * fewest arguments (listing, reading and searching tools: the ones to look around with).
+   * Strategies that rank asynchronously (embedding, hybrid) are judged by the whole conversation's
+   * ranking, which for them is never thin.
    */
   async select(conversation: Conversation, options: SelectOptions = {}): Promise<OfferedTool[]> {
     const plan = this.#plan(conversation, options);
@@ -232,26 +235,33 @@ export class Router {
       for (const id of [...this.#pinned, ...(options.pinned ?? [])]) offer(id, "pinned");
       for (const id of used.slice(0, this.#maxUsedKept)) offer(id, "used");
     }
+    const wanted = Math.min(topK, this.#minRanked);
     const finish = (ranked: readonly RoutedTool[]): OfferedTool[] => {
       if (all) {
         for (const hit of ranked) offer(hit.id, "all", hit.score);
         for (const tool of this.tools()) offer(tool.id, "all");
         return [...offered.values()];
       }
+      const latest = this.#latestMatches(query, ranked, wanted);
+      if (latest.size >= wanted) {
+        let added = 0;
+        for (const hit of ranked) {
+          if (added === topK) break;
+          if (offered.has(hit.id)) continue;
+          offer(hit.id, "ranked", hit.score);
+          added += 1;
+        }
+        return [...offered.values()];
+      }
+      // Too thin: what the latest message matched, then the fallback.
       let added = 0;
       for (const hit of ranked) {
-        if (added === topK) break;
-        if (offered.has(hit.id)) continue;
+        if (!latest.has(hit.id) || offered.has(hit.id)) continue;
         offer(hit.id, "ranked", hit.score);
         added += 1;
       }
-      if (ranked.length < Math.min(topK, this.#minRanked)) {
-        const evidence = [
-          ...ranked.map((hit) => hit.server),
-          ...used.map((id) => this.#tools.get(id)?.server),
-        ];
-        for (const id of this.#fallback(evidence, topK - added, offered)) offer(id, "fallback");
-      }
+      const evidence = [...ranked.map((hit) => hit.server), ...used.map((id) => this.#tools.get(id)?.server)];
+      for (const id of this.#fallback(evidence, ranked, topK - added, offered)) offer(id, "fallback");
       return [...offered.values()];
     };
     // Rank past the tools already offered, so that `topK` new ones come out.
@@ -259,42 +269,66 @@ export class Router {
   }
 
   /**
-   * Up to `room` tool ids not yet offered: the servers named in `evidence` (in that order) one after
-   * another, then every other server in turn, one tool each round; each server's tools needing the
-   * fewest arguments first.
+   * The ids (at most `wanted`) of tools that the latest user message matches on its own. Without
+   * context that is the ranking itself; with context, a ranking of the message alone, for strategies
+   * that can rank without waiting (the others are judged by the whole ranking).
+   */
+  #latestMatches(query: RoutingQuery, ranked: readonly RoutedTool[], wanted: number): Set<string> {
+    if (wanted <= 0) return new Set();
+    if (!query.context?.length || !this.#strategy.rankNow)
+      return new Set(ranked.slice(0, wanted).map((hit) => hit.id));
+    return new Set(this.#strategy.rankNow({ text: query.text }, wanted).map((hit) => hit.id));
+  }
+
+  /**
+   * Up to `room` tool ids not yet offered, one server at a time in turn: the servers named in
+   * `evidence` first (in that order), then every other one. Each server gives its tools in `ranked`
+   * first (best first), then the ones that need the fewest arguments.
    */
   #fallback(
     evidence: ReadonlyArray<string | undefined>,
+    ranked: readonly RoutedTool[],
     room: number,
     offered: ReadonlyMap<string, unknown>,
-  ) {
+  ): string[] {
     const chosen: string[] = [];
     if (room <= 0) return chosen;
-    const first = [
-      ...new Set(
-        evidence.filter((server): server is string => server !== undefined && this.#byServer.has(server)),
-      ),
-    ];
-    for (const server of first) {
-      for (const tool of this.#generalFirst(server)) {
-        if (chosen.length === room) return chosen;
-        if (!offered.has(tool.id)) chosen.push(tool.id);
-      }
+    const servers = new Set<string>();
+    for (const server of evidence)
+      if (server !== undefined && this.#byServer.has(server)) servers.add(server);
+    for (const server of this.#byServer.keys()) servers.add(server);
+    const rankedBy = new Map<string, string[]>();
+    for (const hit of ranked) {
+      const list = rankedBy.get(hit.server) ?? [];
+      list.push(hit.id);
+      rankedBy.set(hit.server, list);
     }
-    const skip = new Set(first);
-    const queues = [...this.#byServer.keys()]
-      .filter((server) => !skip.has(server))
-      .map((server) => ({ server, next: 0 }));
+    const taken = new Set<string>();
+    /** Each server's candidates, made when its turn first comes. */
+    const queues = [...servers].map((server) => ({
+      server,
+      ids: undefined as string[] | undefined,
+      next: 0,
+    }));
     while (chosen.length < room && queues.length > 0) {
       for (let i = 0; i < queues.length && chosen.length < room; ) {
         const queue = queues[i]!;
-        const tools = this.#generalFirst(queue.server);
-        while (queue.next < tools.length && offered.has(tools[queue.next]!.id)) queue.next += 1;
-        if (queue.next === tools.length) {
+        queue.ids ??= [
+          ...(rankedBy.get(queue.server) ?? []),
+          ...this.#generalFirst(queue.server).map((tool) => tool.id),
+        ];
+        while (
+          queue.next < queue.ids.length &&
+          (offered.has(queue.ids[queue.next]!) || taken.has(queue.ids[queue.next]!))
+        )
+          queue.next += 1;
+        if (queue.next === queue.ids.length) {
           queues.splice(i, 1);
           continue;
         }
-        chosen.push(tools[queue.next]!.id);
+        const id = queue.ids[queue.next]!;
+        chosen.push(id);
+        taken.add(id);
         queue.next += 1;
         i += 1;
       }

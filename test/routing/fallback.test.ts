@@ -64,11 +64,38 @@ describe("the router's fallback, when too few tools match", () => {
     expect(offered.map((t) => [t.id, t.reason])).toEqual([
       ["mail_read", "used"],
       ["mail_inbox", "fallback"],
-      ["mail_send", "fallback"],
       ["notes_list", "fallback"],
       ["calc_help", "fallback"],
+      ["mail_send", "fallback"],
       ["notes_search", "fallback"],
     ]);
+  });
+
+  it("judges by the latest message: after a change of subject, every server is offered again, not only the earlier topic's", async () => {
+    const offered = await router().select({
+      latestUserMessage: "zzz",
+      earlierUserMessages: ["list, search or delete my notes"],
+    });
+    // The earlier topic's server first, its best matches first; then the others in turn.
+    const notes = ids(await router().rank("list, search or delete my notes"));
+    expect(offered.map((t) => [t.id, t.reason])).toEqual([
+      [notes[0], "fallback"],
+      ["mail_inbox", "fallback"],
+      ["calc_help", "fallback"],
+      [notes[1], "fallback"],
+      ["mail_read", "fallback"],
+    ]);
+    // What the latest message matches is offered first, ranked.
+    const ranked = await router().select({
+      latestUserMessage: "and add 2 and 3",
+      earlierUserMessages: ["list, search or delete my notes"],
+    });
+    expect(ranked.slice(0, 3).map((t) => [t.id, t.reason])).toEqual([
+      ["calc_add", "ranked"],
+      ["calc_help", "fallback"],
+      [notes[0], "fallback"],
+    ]);
+    expect(ranked).toHaveLength(5);
   });
 
   it("stays out of the way when enough tools match, and when the catalog is offered whole", async () => {
