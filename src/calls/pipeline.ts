@@ -118,8 +118,10 @@ export class CallPipeline {
     }
     const id = options.callId ?? newId("call");
     const entry = catalog.get(name);
+    // Records cost nothing when nobody reads them: no observer, and debug logs off.
     const observed = observer.size > 0;
-    const started = performance.now();
+    const recording = observed || logger.isLevelEnabled?.("debug") !== false;
+    const started = recording ? performance.now() : 0;
     if (observed) {
       observer.onEvent({
         type: "call_started",
@@ -132,33 +134,7 @@ export class CallPipeline {
       });
     }
     const finish = (error: RecordedError | undefined) => {
-      const record: CallRecord = {
-        id,
-        name,
-        ok: error === undefined,
-        ms: elapsedMs(started),
-        ...(options.runId !== undefined ? { runId: options.runId } : {}),
-        ...(entry ? { server: entry.server, tool: entry.tool } : {}),
-        ...(error ? { error } : {}),
-      };
-      logger.debug(
-        {
-          runId: options.runId,
-          callId: id,
-          server: entry?.server,
-          tool: entry?.tool,
-          ms: record.ms,
-          error: error?.code,
-        },
-        error ? "call failed" : "call finished",
-      );
-      if (observed) {
-        observer.onEvent({
-          type: "call_finished",
-          ...record,
-          ...(options.step !== undefined ? { step: options.step } : {}),
-        });
-      }
+      if (recording) this.#record({ id, name, entry, options, started, observed }, error);
     };
 
     if (!entry) {
@@ -184,7 +160,8 @@ export class CallPipeline {
             () => this.#run(call, args),
           )
         : await this.#run(call, args);
-      finish(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
+      if (recording)
+        finish(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
       return result;
     } catch (error) {
       const failure = isSwitchyardError(error)
@@ -201,6 +178,48 @@ export class CallPipeline {
       for (const interceptor of this.#interceptors) interceptor.onError?.(call, failure);
       finish(recordedError(failure));
       throw failure;
+    }
+  }
+
+  /** The call's record: a debug log line, and `call_finished` for the observers. */
+  #record(
+    call: {
+      id: string;
+      name: string;
+      entry: CatalogEntry | undefined;
+      options: CallToolOptions;
+      started: number;
+      observed: boolean;
+    },
+    error: RecordedError | undefined,
+  ): void {
+    const { id, name, entry, options } = call;
+    const record: CallRecord = {
+      id,
+      name,
+      ok: error === undefined,
+      ms: elapsedMs(call.started),
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(entry ? { server: entry.server, tool: entry.tool } : {}),
+      ...(error ? { error } : {}),
+    };
+    this.#parts.logger.debug(
+      {
+        runId: options.runId,
+        callId: id,
+        server: entry?.server,
+        tool: entry?.tool,
+        ms: record.ms,
+        error: error?.code,
+      },
+      error ? "call failed" : "call finished",
+    );
+    if (call.observed) {
+      this.#parts.observer.onEvent({
+        type: "call_finished",
+        ...record,
+        ...(options.step !== undefined ? { step: options.step } : {}),
+      });
     }
   }
 

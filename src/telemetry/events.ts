@@ -135,9 +135,14 @@ export class Observers implements Observer {
   }
 }
 
-/** A new run or call id. */
+/** This process's part of every id: random, so ids from several processes (replicas, runs) do not meet. */
+const ID_ORIGIN = randomUUID().replaceAll("-", "").slice(0, 10);
+let idCount = 0;
+
+/** A new run or call id, unique across processes: `call_<origin><count>`; cheap enough for every call. */
 export function newId(prefix: "run" | "call"): string {
-  return `${prefix}_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  idCount += 1;
+  return `${prefix}_${ID_ORIGIN}${idCount.toString(36)}`;
 }
 
 /** Milliseconds since `started` (a `performance.now()` reading), to a hundredth. */

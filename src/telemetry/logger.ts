@@ -16,6 +16,8 @@ export interface Logger {
   warn: LogFn;
   error: LogFn;
   child(bindings: Record<string, unknown>): Logger;
+  /** Whether entries at `level` are written (pino has it): callers skip building entries nobody reads. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 const noop: LogFn = () => {};
@@ -28,6 +30,7 @@ export const silentLogger: Logger = {
   warn: noop,
   error: noop,
   child: () => silentLogger,
+  isLevelEnabled: () => false,
 };
 
 export interface LoggerOptions {
