@@ -18,6 +18,7 @@ export {
   type PlanResult,
   type PlanStepError,
   type PlanStepResult,
+  preflightPlan,
   type RunPlanOptions,
   runPlan,
 } from "./run-plan.js";

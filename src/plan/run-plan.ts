@@ -1,4 +1,5 @@
 import type { ToolResult } from "../calls/normalize.js";
+import { type JsonSchema, validateArguments } from "../calls/validate.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import {
   type CallRecord,
@@ -9,7 +10,7 @@ import {
   recordedError,
   type SwitchyardEvent,
 } from "../telemetry/events.js";
-import { ExpressionError, resolveValue } from "./expressions.js";
+import { ExpressionError, findPaths, resolveValue } from "./expressions.js";
 import { DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
 
 /** What a plan run tells the host about each call: which run, and the step's id as the call's id. */
@@ -19,10 +20,15 @@ export interface PlanCallOptions {
   callId?: string;
 }
 
-/** What a plan needs of a Switchyard: look tools up, call them, and (optionally) report to its observers. */
+/**
+ * What a plan needs of a Switchyard: look tools up (with their input schemas, to check a step's
+ * arguments before anything runs), call them, and (optionally) suggest names and report to its observers.
+ */
 export interface PlanHost {
-  describeTool(name: string): { server: string; tool: string } | undefined;
+  describeTool(name: string): { server: string; tool: string; inputSchema?: JsonSchema } | undefined;
   callTool(name: string, args: unknown, options?: PlanCallOptions): Promise<ToolResult>;
+  /** Catalog names close to an unknown one, for "did you mean" (a Switchyard's `suggestTools`). */
+  suggestTools?(name: string): readonly string[];
   /**
    * Receives the run's events for the host's observers (a Switchyard's `emit`). Call events of steps
    * that reached `callTool` are the host's own to report; the plan sends it the rest.
@@ -89,20 +95,12 @@ interface StepScope {
  * Run a plan: each step starts as soon as the steps it depends on have succeeded, so independent steps
  * run in parallel; a failed step stops its dependants (reported as skipped, with the reason); the plan
  * has one deadline, and steps still running when it passes are cancelled.
- * @throws SwitchyardError `CONFIG_INVALID` for a missing input, `TOOL_NOT_FOUND` for an unknown tool
- *   (before anything runs).
+ * @throws SwitchyardError before anything runs (see {@link preflightPlan}): `CONFIG_INVALID` for an
+ *   unknown or missing input, `TOOL_NOT_FOUND` for an unknown tool, `INVALID_ARGUMENTS` for arguments
+ *   known before the run that do not fit the tool's input schema.
  */
 export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<PlanResult> {
-  const input = planInput(plan, options.input ?? {});
-  for (const step of plan.steps) {
-    if (!options.host.describeTool(step.tool)) {
-      throw new SwitchyardError(
-        "TOOL_NOT_FOUND",
-        `step ${step.id} uses tool ${step.tool}, which is not in the catalog`,
-        { tool: step.tool },
-      );
-    }
-  }
+  const input = preflightPlan(plan, options);
   const runId = newId("run");
   const startedAt = new Date().toISOString();
   const runStarted = performance.now();
@@ -249,6 +247,155 @@ export function describeStepError(error: PlanStepError): string {
   if (error.code === "SKIPPED") return `skipped: ${error.message}`;
   if (error.code === "TOOL_ERROR") return `the tool reported an error: ${error.message}`;
   return `${error.code}: ${error.message}`;
+}
+
+/**
+ * Check a plan against a host and its input before anything runs, and return the input with the plan's
+ * defaults filled in. Refused, each with every problem of its kind:
+ * - an input the plan does not take (`CONFIG_INVALID`, with the plan's inputs and "did you mean"); the
+ *   inputs a plan takes are the ones it declares, or, when it declares none, the ones it reads;
+ * - a missing input without a default (`CONFIG_INVALID`);
+ * - a tool that is not in the catalog (`TOOL_NOT_FOUND`, with the host's suggestions);
+ * - arguments that are known before the run (literals, and `{{input.…}}` values) and do not fit the
+ *   tool's input schema, checked as the call pipeline checks them (`INVALID_ARGUMENTS`, naming the step,
+ *   the tool and the problems). An argument that reads an earlier step is checked when the step runs.
+ * @throws SwitchyardError as above.
+ */
+export function preflightPlan(
+  plan: Plan,
+  options: Pick<RunPlanOptions, "host" | "input">,
+): Record<string, unknown> {
+  const given = options.input ?? {};
+  checkInputNames(plan, given);
+  const input = planInput(plan, given);
+  const { host } = options;
+  const unknown = plan.steps.filter((step) => !host.describeTool(step.tool));
+  if (unknown.length > 0) {
+    const lines = unknown.map((step) => {
+      const near = host.suggestTools?.(step.tool) ?? [];
+      const hint = near.length ? `did you mean ${near.join(", ")}?` : "list the tools to see what there is";
+      return `step ${step.id} uses tool ${step.tool}, which is not in the catalog; ${hint}`;
+    });
+    throw new SwitchyardError("TOOL_NOT_FOUND", lines.join(". "), { tool: unknown[0]!.tool });
+  }
+  const bad: string[] = [];
+  for (const step of plan.steps) {
+    const entry = host.describeTool(step.tool)!;
+    if (!entry.inputSchema) continue;
+    const problems = knownArgumentProblems(step, entry.inputSchema, input);
+    if (problems.length > 0)
+      bad.push(
+        `step ${step.id} (tool ${step.tool}, ${entry.tool} on server ${entry.server}): ${problems.join("; ")}`,
+      );
+  }
+  if (bad.length > 0) {
+    throw new SwitchyardError(
+      "INVALID_ARGUMENTS",
+      `${bad.join(". ")}. Nothing was run: fix the plan's arguments or the --input values`,
+      { delivery: "final", serverFault: false },
+    );
+  }
+  return input;
+}
+
+/**
+ * What is wrong with the arguments of a step that are known before the run, by the tool's input schema
+ * (the pipeline's own check). Arguments that read an earlier step are accepted as they stand: their
+ * properties take any value here, and are checked when the step runs.
+ */
+function knownArgumentProblems(
+  step: PlanStepSpec,
+  schema: JsonSchema,
+  input: Record<string, unknown>,
+): string[] {
+  const args: Record<string, unknown> = {};
+  const later = new Set<string>();
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(step.args ?? {})) {
+    if (findPaths(value).some((path) => path.keys[0] === "steps")) {
+      args[key] = value;
+      later.add(key);
+      continue;
+    }
+    try {
+      args[key] = resolveValue(value, { input, steps: {} });
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      problems.push(`"${key}": ${error.message}`);
+      args[key] = value;
+      later.add(key);
+    }
+  }
+  const properties = schema.properties;
+  const checked: JsonSchema =
+    later.size > 0 && typeof properties === "object" && properties !== null
+      ? {
+          ...schema,
+          properties: {
+            ...properties,
+            ...Object.fromEntries([...later].filter((key) => key in properties).map((key) => [key, {}])),
+          },
+        }
+      : schema;
+  const result = validateArguments(checked, args);
+  return result.ok ? problems : [...problems, ...result.problems];
+}
+
+/** Refuse input names the plan does not take, listing the ones it does (and the nearest). */
+function checkInputNames(plan: Plan, given: Record<string, unknown>): void {
+  const declared = plan.input ? Object.keys(plan.input) : undefined;
+  const taken =
+    declared ??
+    [
+      ...new Set(
+        [...plan.steps.map((step) => step.args ?? {}), plan.outputs ?? {}]
+          .flatMap((value) => findPaths(value))
+          .filter((path) => path.keys[0] === "input" && typeof path.keys[1] === "string")
+          .map((path) => path.keys[1] as string),
+      ),
+    ].sort();
+  const unknown = Object.keys(given).filter((name) => !taken.includes(name));
+  if (unknown.length === 0) return;
+  const described = taken.map((name) => {
+    const about = plan.input?.[name]?.description;
+    return about ? `${name} (${about})` : name;
+  });
+  const lines = unknown.map((name) => {
+    const near = nearestName(name, taken);
+    return `the plan takes no input "${name}"${near ? ` (did you mean "${near}"?)` : ""}`;
+  });
+  throw new SwitchyardError(
+    "CONFIG_INVALID",
+    `${lines.join("; ")}; ${taken.length ? `its inputs: ${described.join(", ")}` : "it takes no inputs"}`,
+  );
+}
+
+/** The candidate closest to `name` by edit distance, when it is close enough to be a typo. */
+function nearestName(name: string, candidates: readonly string[]): string | undefined {
+  const wanted = name.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(wanted, candidate.toLowerCase());
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  return best && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.name : undefined;
+}
+
+/** Levenshtein distance: insertions, deletions and substitutions of one character. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 function planInput(plan: Plan, given: Record<string, unknown>): Record<string, unknown> {

@@ -48,9 +48,12 @@ export function planJson(result: PlanResult) {
   };
 }
 
-/** A table of steps: id, server, tool, status, time, and why a step did not succeed. */
+/**
+ * A table of steps — id, server, tool, status, time, and the code of what went wrong — then, below it,
+ * why each step that did not succeed failed, in full (a table row is cut to the terminal's width).
+ */
 export function renderTrace(steps: PlanStepResult[]): string {
-  return formatTable(
+  const table = formatTable(
     ["STEP", "SERVER", "TOOL", "STATUS", "TIME", "NOTE"],
     steps.map((step) => [
       step.id,
@@ -58,9 +61,13 @@ export function renderTrace(steps: PlanStepResult[]): string {
       step.tool ?? step.name,
       step.status,
       step.status === "skipped" ? "-" : `${Math.round(step.ms)} ms`,
-      step.error ? describeStepError(step.error) : "",
+      step.error ? step.error.code : "",
     ]),
   );
+  const reasons = steps.flatMap((step) =>
+    step.error ? [`${step.id} (${step.name}): ${describeStepError(step.error)}`] : [],
+  );
+  return reasons.length ? `${table}\n\n${reasons.join("\n")}` : table;
 }
 
 /** `key=value` pairs; a value that reads as JSON (a number, true, an object) is taken as such. */
