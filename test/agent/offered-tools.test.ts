@@ -99,6 +99,22 @@ describe("a tool the model was not offered", () => {
     expect(heard[0]).toMatchObject({ error: { code: "REFUSED" } });
   });
 
+  it("is offered at the next step once asked for, with its schema, and runs then", async () => {
+    const { agent, offered, graph } = await setup(fleet(), [
+      { toolCalls: [{ id: "m1", name: "memory_create_entities", arguments: ALICE }] },
+      { toolCalls: [{ id: "m2", name: "memory_create_entities", arguments: ALICE }] },
+      { content: "Noted." },
+    ]);
+    const result = await agent.run("What is the weather forecast?");
+    expect(offered(0)).not.toContain("memory_create_entities");
+    expect(offered(1)[0]).toBe("memory_create_entities");
+    expect(result.calls.map((c) => [c.id, c.ok, c.error?.code])).toEqual([
+      ["m1", false, "REFUSED"],
+      ["m2", true, undefined],
+    ]);
+    expect((await graph()).entities.map((e) => e.name)).toEqual(["Alice"]);
+  });
+
   it("runs when the router offered it: a tool used earlier stays offered, and a request that matches nothing gets the fallback", async () => {
     const { agent, sent, offered, graph } = await setup(fleet(), [
       { toolCalls: [{ id: "w1", name: "wx_weather_forecast_a", arguments: {} }] },
