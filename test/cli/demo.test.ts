@@ -6,12 +6,16 @@ import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { processesWith, runCli } from "../helpers.js";
 
 const NO_MODEL = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", SWITCHYARD_MODEL: "" };
+/** The demo's own words follow the locale: these tests read the English ones (demo-locale.test.ts: Chinese). */
+const ENGLISH = { LANG: "C.UTF-8", LC_ALL: "", LC_MESSAGES: "" };
 const dataDir = () => mkdtempSync(path.join(tmpdir(), "switchyard-demo-"));
 
 describe("switchyard demo", () => {
   it("runs the after-sales plan on the example fleet when no model is configured, leaving no process", async () => {
     const data = dataDir();
-    const { code, stdout } = await runCli(["demo"], { env: { ...NO_MODEL, SWITCHYARD_DATA_DIR: data } });
+    const { code, stdout } = await runCli(["demo"], {
+      env: { ...NO_MODEL, ...ENGLISH, SWITCHYARD_DATA_DIR: data },
+    });
     expect(code).toBe(0);
     for (const server of ["orders", "policies", "environment", "geo", "hasher", "inventory"]) {
       expect(stdout).toMatch(new RegExp(`${server}\\s+ready`));
@@ -45,6 +49,7 @@ describe("switchyard demo", () => {
     });
     const { code, stdout } = await runCli(["demo"], {
       env: {
+        ...ENGLISH,
         OPENAI_BASE_URL: model.baseURL,
         SWITCHYARD_MODEL: "scripted",
         OPENAI_API_KEY: "",

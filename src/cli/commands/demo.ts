@@ -1,12 +1,14 @@
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { createAgent, isSwitchyardError, type ModelProvider, resolveModel } from "../../index.js";
 import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
-import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
+import { CliError, EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
 import { formatTable } from "../table.js";
+import { PACKAGE } from "../version.js";
 import { describeEvent } from "./ask.js";
 import { renderTrace } from "./run.js";
-import { renderServers } from "./servers.js";
+import { renderServers, type ServerHeadings } from "./servers.js";
 
 const examples = (file: string) => fileURLToPath(new URL(`../../../examples/${file}`, import.meta.url));
 /** The bundled example fleet and the after-sales plan, shipped with the package. */
@@ -20,13 +22,15 @@ export const DEMO_QUESTION = "查一下 C10001 最近 7 天的订单，然后根
  * agent when a model is configured (environment or `--model`), else with the declared plan.
  */
 export async function demoCommand(ctx: CommandContext, flags: { model?: string } = {}): Promise<number> {
+  const text = DEMO_TEXT[demoLanguage()];
   const model = configuredModel(flags.model);
+  for (const warning of checkExampleDependencies()) ctx.out.note(warning);
   const yard = await ctx.connect(EXAMPLE_FLEET);
-  ctx.out.result(renderServers(yard.servers()));
-  ctx.out.result(`\n${yard.tools().length} tools in the catalog. Question: ${DEMO_QUESTION}\n`);
+  ctx.out.result(renderServers(yard.servers(), { headings: text.servers }));
+  ctx.out.result(`\n${text.catalog(yard.tools().length, DEMO_QUESTION)}\n`);
 
   if (model) {
-    ctx.out.result(`Answering with the agent (model ${model.name}).\n`);
+    ctx.out.result(`${text.agent(model.name)}\n`);
     const agent = createAgent(yard, yard.config, {
       model,
       onEvent: (event) => {
@@ -34,12 +38,11 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
         if (line) ctx.out.note(line);
       },
     });
-    const result = await agent.run(DEMO_QUESTION, { signal: ctx.signal });
-    if (result.stopReason === "cancelled") return EXIT_FAILED; // interrupted: the CLI says so
+    const result = await agent.run(DEMO_QUESTION);
     ctx.out.result(`${result.answer}\n`);
     ctx.out.result(
       formatTable(
-        ["STEP", "SERVER", "TOOL", "STATUS", "TIME"],
+        text.calls,
         result.calls.map((call, index) => [
           String(index + 1),
           call.server ?? "-",
@@ -47,21 +50,104 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
           call.ok ? "ok" : (call.error?.code ?? "failed"),
           `${Math.round(call.ms)} ms`,
         ]),
+        { empty: text.noCalls },
       ),
     );
     return result.stopReason === "answer" ? EXIT_OK : EXIT_FAILED;
   }
 
-  ctx.out.result("No model configured: running the declared plan examples/after-sales.plan.yaml.\n");
+  ctx.out.result(`${text.plan}\n`);
   const result = await runPlan(loadPlanFile(AFTER_SALES_PLAN), {
     host: yard,
     input: { customer_id: "C10001", days: 7 },
-    signal: ctx.signal,
   });
-  if (ctx.signal.aborted) return EXIT_FAILED; // interrupted: the CLI says so
   ctx.out.result(`${summarize(result)}\n`);
   ctx.out.result(renderTrace(result.steps));
   return result.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** The language of the demo's own words: Chinese when the locale is, else English (the scenario stays Chinese). */
+export function demoLanguage(env: NodeJS.ProcessEnv = process.env): "en" | "zh" {
+  const locale = env.LC_ALL || env.LC_MESSAGES || env.LANG || "";
+  return /^zh/i.test(locale) ? "zh" : "en";
+}
+
+const DEMO_TEXT = {
+  en: {
+    servers: {
+      server: "SERVER",
+      status: "STATUS",
+      transport: "TRANSPORT",
+      protocol: "PROTOCOL",
+      tools: "TOOLS",
+      connect: "CONNECT",
+      error: "ERROR",
+      restarts: "RESTARTS",
+      health: "HEALTH",
+      breaker: "BREAKER",
+      inFlight: "IN FLIGHT",
+      queued: "QUEUED",
+      none: "no servers in the example fleet",
+    } satisfies ServerHeadings,
+    catalog: (tools: number, question: string) => `${tools} tools in the catalog. Question: ${question}`,
+    agent: (model: string) => `Answering with the agent (model ${model}).`,
+    plan: "No model configured: running the declared plan examples/after-sales.plan.yaml.",
+    calls: ["STEP", "SERVER", "TOOL", "STATUS", "TIME"],
+    noCalls: "The agent called no tool.",
+  },
+  zh: {
+    servers: {
+      server: "服务器",
+      status: "状态",
+      transport: "传输",
+      protocol: "协议",
+      tools: "工具",
+      connect: "连接耗时",
+      error: "错误",
+      restarts: "重启",
+      health: "健康",
+      breaker: "熔断",
+      inFlight: "进行中",
+      queued: "排队",
+      none: "示例服务器组中没有服务器",
+    } satisfies ServerHeadings,
+    catalog: (tools: number, question: string) => `目录中共有 ${tools} 个工具。问题：${question}`,
+    agent: (model: string) => `由智能体回答（模型 ${model}）。`,
+    plan: "未配置模型：运行声明的计划 examples/after-sales.plan.yaml。",
+    calls: ["步骤", "服务器", "工具", "状态", "耗时"],
+    noCalls: "智能体没有调用任何工具。",
+  },
+} as const;
+
+/**
+ * The example servers' packages are development dependencies (and better-sqlite3 an optional one):
+ * an install without them gets told what to install, not a server that dies on a missing module.
+ * Returns warnings for what the demo can do without; throws for what it cannot.
+ */
+function checkExampleDependencies(): string[] {
+  const fromExamples = createRequire(examples("servers/orders.mjs"));
+  const installed = (name: string) => {
+    try {
+      fromExamples.resolve(name);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const sdk = "@modelcontextprotocol/server";
+  if (!installed(sdk)) {
+    const version = PACKAGE.devDependencies?.[sdk] ?? "2";
+    throw new CliError(
+      `the demo's example servers need ${sdk}, which this install does not have (it is a development dependency): run npm install ${sdk}@${version}, or run the demo from a clone (npm install && npm run demo)`,
+      EXIT_FAILED,
+    );
+  }
+  const sqlite = "better-sqlite3";
+  if (installed(sqlite)) return [];
+  const major = (PACKAGE.optionalDependencies?.[sqlite] ?? "12").split(".")[0];
+  return [
+    `warning: ${sqlite} (an optional dependency) is not installed, so the orders server answers with an error; run npm install ${sqlite}@${major}`,
+  ];
 }
 
 function configuredModel(name: string | undefined): ModelProvider | undefined {

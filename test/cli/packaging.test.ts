@@ -1,0 +1,144 @@
+import { spawn } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { NODE, ROOT, runCli } from "../helpers.js";
+
+const NO_MODEL = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", SWITCHYARD_MODEL: "" };
+const ENGLISH = { LANG: "C.UTF-8", LC_ALL: "", LC_MESSAGES: "" };
+
+interface PackageJson {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+const pkg = () => JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as PackageJson;
+
+/**
+ * A node_modules of symlinks to this repository's packages, without the ones named: what an install
+ * that lacks them looks like to Node's resolution.
+ */
+function nodeModulesWithout(folder: string, ...missing: string[]): void {
+  const link = (from: string, to: string) => {
+    mkdirSync(to, { recursive: true });
+    for (const entry of readdirSync(from)) {
+      const name = path.relative(path.join(ROOT, "node_modules"), path.join(from, entry));
+      if (entry === ".bin" || missing.includes(name)) continue;
+      if (entry.startsWith("@")) link(path.join(from, entry), path.join(to, entry));
+      else symlinkSync(path.join(from, entry), path.join(to, entry));
+    }
+  };
+  link(path.join(ROOT, "node_modules"), path.join(folder, "node_modules"));
+}
+
+/** A copy of the built package (dist, examples, package.json) installed without `missing`. */
+function installWithout(...missing: string[]): string {
+  const root = mkdtempSync(path.join(tmpdir(), "switchyard-install-"));
+  cpSync(path.join(ROOT, "dist"), path.join(root, "dist"), { recursive: true });
+  cpSync(path.join(ROOT, "examples"), path.join(root, "examples"), {
+    recursive: true,
+    filter: (source) => !source.includes(`${path.sep}.data`),
+  });
+  cpSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
+  nodeModulesWithout(root, ...missing);
+  return root;
+}
+
+describe("packaging", () => {
+  it("keeps example-only packages out of the runtime dependencies; better-sqlite3 is optional, pinned", () => {
+    const { dependencies, devDependencies, optionalDependencies } = pkg();
+    expect(dependencies).not.toHaveProperty("@modelcontextprotocol/server");
+    expect(devDependencies["@modelcontextprotocol/server"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(dependencies).not.toHaveProperty("better-sqlite3");
+    expect(optionalDependencies?.["better-sqlite3"]).toMatch(/^12\.\d+\.\d+$/);
+    for (const [name, version] of Object.entries({ ...dependencies, ...optionalDependencies }))
+      expect(version, name).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it("the orders example starts without better-sqlite3 and says on each call what to install", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), "switchyard-nosqlite-"));
+    cpSync(path.join(ROOT, "examples/servers"), path.join(root, "servers"), { recursive: true });
+    nodeModulesWithout(root, "better-sqlite3");
+    const config = path.join(root, "switchyard.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          orders: {
+            command: NODE,
+            args: ["servers/orders.mjs"],
+            env: { ORDERS_DB: path.join(root, "o.db") },
+          },
+        },
+      }),
+    );
+    const env = { XDG_CACHE_HOME: path.join(root, "cache") };
+    const servers = await runCli(["--config", config, "servers"], { env });
+    expect(servers.code).toBe(0);
+    expect(servers.stdout).toMatch(/^orders\s+ready\s+stdio/m);
+    const call = await runCli(
+      ["--config", config, "call", "orders_get_customer", '{"customer_id":"C10001"}'],
+      {
+        env,
+      },
+    );
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain(
+      "better-sqlite3 is not installed: the orders example keeps its data in SQLite through it, an optional dependency of switchyard; install it with npm install better-sqlite3@12",
+    );
+  });
+
+  it("the demo, installed without the example servers' SDK, says what to install (exit 1)", async () => {
+    const root = installWithout("@modelcontextprotocol/server");
+    const copy = await runCopy(root, ["demo"], {
+      ...NO_MODEL,
+      ...ENGLISH,
+      SWITCHYARD_DATA_DIR: path.join(root, "data"),
+    });
+    expect(copy.code).toBe(1);
+    expect(copy.stdout).toBe("");
+    expect(copy.stderr).toBe(
+      `switchyard: the demo's example servers need @modelcontextprotocol/server, which this install does not have (it is a development dependency): run npm install @modelcontextprotocol/server@${pkg().devDependencies["@modelcontextprotocol/server"]}, or run the demo from a clone (npm install && npm run demo)\n`,
+    );
+  });
+
+  it("the demo without better-sqlite3 warns first, runs, and the orders step says what is missing", async () => {
+    const root = installWithout("better-sqlite3");
+    const { code, stdout, stderr } = await runCopy(root, ["demo"], {
+      ...NO_MODEL,
+      ...ENGLISH,
+      SWITCHYARD_DATA_DIR: path.join(root, "data"),
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      "warning: better-sqlite3 (an optional dependency) is not installed, so the orders server answers with an error; run npm install better-sqlite3@12",
+    );
+    expect(stdout).toMatch(/^orders\s+ready/m);
+    expect(stdout).toContain("npm install better-sqlite3@12");
+  });
+});
+
+/** Run a copied install's CLI. */
+function runCopy(root: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(NODE, [path.join(root, "dist/cli/main.js"), ...args], {
+      cwd: root,
+      env: { ...process.env, XDG_CACHE_HOME: path.join(root, "cache"), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,66 @@
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { NODE, processesWith, ROOT } from "../helpers.js";
+
+const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
+
+/** The fenced code blocks of one README section. */
+function codeBlocks(section: string): string[] {
+  const body = README.split(new RegExp(`^## ${section}$`, "m"))[1]?.split(/^## /m)[0] ?? "";
+  return [...body.matchAll(/^```\w*\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+}
+
+function run(file: string, cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(NODE, [file], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("the README", () => {
+  it("library example runs as written on this Node, against the example fleet", async () => {
+    const [example] = codeBlocks("Library");
+    expect(example).toContain('from "switchyard"');
+    // The one change: the import names the built package by path, as an install would resolve it.
+    const code = example!.replace(
+      'from "switchyard"',
+      `from ${JSON.stringify(pathToFileURL(`${ROOT}dist/index.js`).href)}`,
+    );
+    // A project whose switchyard.config.json is the example fleet (its servers beside it).
+    const project = mkdtempSync(path.join(tmpdir(), "switchyard-readme-"));
+    copyFileSync(path.join(ROOT, "examples/fleet.json"), path.join(project, "switchyard.config.json"));
+    symlinkSync(path.join(ROOT, "examples/servers"), path.join(project, "servers"));
+    const file = path.join(project, "example.mjs");
+    writeFileSync(file, code);
+
+    const data = path.join(project, "data");
+    const { code: exit, stdout, stderr } = await run(file, project, { SWITCHYARD_DATA_DIR: data });
+    expect(stderr).toBe("");
+    expect(exit).toBe(0);
+    expect(stdout).toMatch(/^false C10001 \(张伟\) has \d+ order\(s\) in the last 7 day\(s\)/);
+    // yard.close() in `finally` stopped every server: none is left with the example's data folder.
+    expect(processesWith(data, "environ")).toEqual([]);
+  });
+
+  it("names the environment a stdio server gets, as src/fleet/server-process.ts passes it", () => {
+    const source = readFileSync(path.join(ROOT, "src/fleet/server-process.ts"), "utf8");
+    const inherited = /const INHERITED_ENV = \[([^\]]*)\]/.exec(source)![1]!.match(/[A-Z_]+/g)!;
+    const config = README.split(/^## Config$/m)[1]!.split(/^## /m)[0]!;
+    const sentence = /does not get your whole environment: only ([^(]*)\(/.exec(
+      config.replace(/\s+/g, " "),
+    )![1]!;
+    expect(sentence.match(/[A-Z_]{2,}/g)).toEqual(inherited);
+  });
+});
