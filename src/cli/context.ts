@@ -35,6 +35,10 @@ export class CommandContext {
   #config: SwitchyardConfig | undefined;
   #configFile: string | undefined;
   #yards: Switchyard[] = [];
+  /** Aborted when the CLI is interrupted (a signal): commands pass it as their run's `signal`. */
+  readonly #interrupt = new AbortController();
+  #onInterrupt: ((signal: NodeJS.Signals) => boolean) | undefined;
+  #closing: Promise<unknown> = Promise.resolve();
 
   constructor(options: GlobalOptions) {
     this.#options = options;
@@ -91,11 +95,35 @@ export class CommandContext {
     await yard.close();
   }
 
-  /** Close every Switchyard this command opened and the wire trace. Idempotent. */
+  /** Aborts when the CLI is interrupted: a command's runs and calls take it as their `signal`. */
+  get signal(): AbortSignal {
+    return this.#interrupt.signal;
+  }
+
+  /**
+   * Let the command take signals itself: `handler` returns true when it did (chat: Ctrl-C cancels the
+   * question running), and the CLI then goes on.
+   */
+  handleInterrupts(handler: (signal: NodeJS.Signals) => boolean): void {
+    this.#onInterrupt = handler;
+  }
+
+  /**
+   * A signal arrived. The command may take it ({@link handleInterrupts}): true. Otherwise
+   * {@link signal} aborts — the command's run is cancelled — and the CLI is to close: false.
+   */
+  interrupt(signal: NodeJS.Signals): boolean {
+    if (!this.#interrupt.signal.aborted && this.#onInterrupt?.(signal)) return true;
+    this.#interrupt.abort(new DOMException(`interrupted (${signal})`, "AbortError"));
+    return false;
+  }
+
+  /** Close every Switchyard this command opened and the wire trace. Idempotent; a second call waits for the first. */
   async close(): Promise<void> {
     const yards = this.#yards;
     this.#yards = [];
-    await Promise.all(yards.map((yard) => yard.close()));
+    this.#closing = Promise.all([this.#closing, ...yards.map((yard) => yard.close())]);
+    await this.#closing;
     this.#wire?.close();
   }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
+import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS } from "../index.js";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
@@ -14,10 +15,10 @@ import { PACKAGE_VERSION } from "./version.js";
 
 /** Exit codes for the signals the CLI stops on (128 + signal number); SIGHUP: the terminal closed. */
 const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
-/** After a signal, how long closing may take before the process exits anyway (servers are killed on exit). */
-const SHUTDOWN_LIMIT_MS = 3_000;
 
 let active: CommandContext | undefined;
+/** The command running, so that a signal can wait for its cancelled run to stop. */
+let running: Promise<number> | undefined;
 /** Set once a signal arrived: failures of calls cut short by the shutdown are not worth reporting. */
 let stopping = false;
 
@@ -54,7 +55,9 @@ function program(): Command {
       const ctx = new CommandContext(cli.opts<GlobalOptions>());
       active = ctx;
       try {
-        process.exitCode = await command(ctx, ...args);
+        running = command(ctx, ...args);
+        const code = await running;
+        if (!stopping) process.exitCode = code; // else the signal's code
       } finally {
         await ctx.close();
         active = undefined;
@@ -145,18 +148,34 @@ function oneLineErrors(command: Command): void {
   for (const sub of command.commands) oneLineErrors(sub);
 }
 
+/**
+ * A signal: the command may take it (chat: Ctrl-C cancels the question); otherwise its run is cancelled
+ * first — no further model request, calls in flight sent `notifications/cancelled` — then, once it has
+ * stopped (or after DEFAULT_CLI_CANCEL_WAIT_MS), the servers are closed and the process exits with
+ * 128 + the signal's number. A second signal exits at once (the servers are still killed on exit).
+ */
 function onSignal(signal: NodeJS.Signals): void {
-  stopping = true;
   const code = SIGNAL_EXIT[signal] ?? EXIT_FAILED;
-  const limit = setTimeout(() => process.exit(code), SHUTDOWN_LIMIT_MS);
+  if (stopping) process.exit(code);
+  if (active?.interrupt(signal)) return;
+  stopping = true;
+  process.exitCode = code;
+  process.stderr.write(`switchyard: interrupted (${signal})\n`);
+  const limit = setTimeout(() => process.exit(code), DEFAULT_CLI_SHUTDOWN_LIMIT_MS);
   limit.unref();
-  void (active?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+  const ctx = active;
+  const stopped = new Promise((resolve) => {
+    setTimeout(resolve, DEFAULT_CLI_CANCEL_WAIT_MS).unref();
+    if (running) running.then(resolve, resolve);
+    else resolve(undefined);
+  });
+  void stopped.then(() => ctx?.close()).finally(() => process.exit(code));
 }
 
 async function main(argv: string[]): Promise<void> {
-  process.once("SIGHUP", onSignal);
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   process.on("uncaughtException", (error) => {
     process.stderr.write(`switchyard: internal error: ${error.stack ?? messageOf(error)}\n`);
     process.exit(EXIT_FAILED);

@@ -218,6 +218,13 @@ export const DEFAULT_LOG_LEVEL: LogLevel = "warn";
 export const DEFAULT_LOG_FORMAT: LogFormat = "pretty";
 /** After a signal, how long the CLI's closing may take before it exits anyway (servers die with it). */
 export const DEFAULT_CLI_SHUTDOWN_LIMIT_MS = 3_000;
+/**
+ * After a signal, how long the CLI waits for the command's run to stop (its model request aborted, its
+ * calls cancelled) before it closes the servers anyway; within {@link DEFAULT_CLI_SHUTDOWN_LIMIT_MS}.
+ */
+export const DEFAULT_CLI_CANCEL_WAIT_MS = 1_000;
+/** Lines a terminal `chat` keeps in its history (the arrow keys' lines, and its history file). */
+export const DEFAULT_CHAT_HISTORY_LINES = 1_000;
 /** Tool ids per query written by `route eval --rankings`. */
 export const DEFAULT_RANKINGS_LENGTH = 10;
 /**

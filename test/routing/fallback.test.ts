@@ -202,5 +202,19 @@ describe("the fallback over real servers (server-memory and server-everything: 2
     expect(rows).toHaveLength(5);
     for (const row of rows.slice(1)) expect(row).toMatch(/^\d\s+\S+\s+(memory|everything)\s+fallback\s/);
     expect(table.stderr).toContain("offering the fallback: 4 tools of servers");
+
+    // A request that matches a little: the matches first, with their scores, then the fallback.
+    const few = await runCli(["--config", config, "--json", "route", "a tiny image please"]);
+    const offered = JSON.parse(few.stdout) as Array<{ name: string; score: number | null }>;
+    expect(offered[0]).toMatchObject({ name: "everything_get-tiny-image", score: expect.any(Number) });
+    expect(offered).toHaveLength(12);
+    const scored = offered.filter((entry) => entry.score !== null).length;
+    expect(scored).toBeLessThan(3);
+    expect(offered.slice(scored).every((entry) => entry.score === null)).toBe(true);
+    expect(few.stderr).toMatch(
+      new RegExp(
+        `only ${scored} of \\d+ tools matched "a tiny image please"; offering the fallback beside them: ${12 - scored} tools`,
+      ),
+    );
   });
 });

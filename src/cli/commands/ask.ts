@@ -1,16 +1,27 @@
-import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import path from "node:path";
+import { createInterface, type Interface } from "node:readline";
 import {
   type Agent,
   type AgentEvent,
   type AgentResult,
   type ChatMessage,
   createAgent,
+  DEFAULT_CHAT_HISTORY_LINES,
+  DEFAULT_OFFER_ALL_UP_TO,
+  DEFAULT_TOP_K,
+  type ModelProvider,
   resolveModel,
+  routerFor,
   type Switchyard,
+  type SwitchyardConfig,
+  toConversation,
 } from "../../index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
+import { firstLine, formatTable } from "../table.js";
+import { renderServers } from "./servers.js";
 
 /** Flags of `ask` and `chat`. */
 export interface AskFlags {
@@ -21,35 +32,36 @@ export interface AskFlags {
   system?: string;
 }
 
-/** `switchyard ask "<question>"`: run the agent once; the answer on stdout, progress on stderr. */
+/** Exit code of a chat left with Ctrl-C at an empty prompt (128 + SIGINT, as a shell reports it). */
+const EXIT_CTRL_C = 130;
+
+/**
+ * `switchyard ask "<question>"`: run the agent once; the answer on stdout, progress on stderr. A signal
+ * cancels the run (the CLI's `signal`): nothing more is asked of the model.
+ */
 export async function askCommand(ctx: CommandContext, question: string, flags: AskFlags): Promise<number> {
   const { agent } = await openAgent(ctx, flags);
-  const result = await agent.run(question);
+  const result = await agent.run(question, { signal: ctx.signal });
   printResult(ctx, result);
   return result.stopReason === "answer" ? EXIT_OK : EXIT_FAILED;
 }
 
-/** `switchyard chat`: a conversation on stdin/stdout; the history carries across questions. */
+/**
+ * `switchyard chat`: a conversation on stdin/stdout; the history carries across questions. Lines that
+ * start with `/` are commands handled here (`/help` lists them), never sent to the model. On a terminal:
+ * line editing, and a history of lines kept in {@link chatHistoryFile}. Ctrl-C (SIGINT) during a
+ * question cancels that question and comes back to the prompt; at an empty prompt it leaves.
+ */
 export async function chatCommand(ctx: CommandContext, flags: AskFlags): Promise<number> {
-  const { agent } = await openAgent(ctx, flags);
-  const lines = createInterface({ input: process.stdin, terminal: false });
-  let history: ChatMessage[] = [];
-  const prompt = () => process.stdin.isTTY && process.stderr.write("> ");
-  prompt();
-  for await (const line of lines) {
-    const question = line.trim();
-    if (question === "/exit" || question === "/quit") break;
-    if (question) {
-      const result = await agent.run(question, { history });
-      history = result.messages;
-      printResult(ctx, result);
-    }
-    prompt();
-  }
-  return EXIT_OK;
+  const { agent, yard, model, config } = await openAgent(ctx, flags);
+  ctx.out.note(chatBanner(yard, model.name));
+  return new ChatSession(ctx, agent, yard, config).run();
 }
 
-async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent: Agent; yard: Switchyard }> {
+async function openAgent(
+  ctx: CommandContext,
+  flags: AskFlags,
+): Promise<{ agent: Agent; yard: Switchyard; model: ModelProvider; config: SwitchyardConfig }> {
   const maxSteps = flags.maxSteps === undefined ? undefined : Number(flags.maxSteps);
   if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps > 0)) {
     throw new CliError(`--max-steps must be a whole number above 0 (got "${flags.maxSteps}")`, EXIT_USAGE);
@@ -74,7 +86,7 @@ async function openAgent(ctx: CommandContext, flags: AskFlags): Promise<{ agent:
       if (line) ctx.out.note(line);
     },
   });
-  return { agent, yard };
+  return { agent, yard, model, config };
 }
 
 /** `--system <text>`, or `--system @file` for a prompt kept in a file. */
@@ -89,6 +101,7 @@ function readSystemPrompt(value: string): string {
   }
 }
 
+/** The answer (or, with `--json`, the run); a run that did not answer says why on stderr. */
 function printResult(ctx: CommandContext, result: AgentResult): void {
   if (ctx.out.json) {
     ctx.out.data({
@@ -105,10 +118,11 @@ function printResult(ctx: CommandContext, result: AgentResult): void {
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
       })),
     });
-  } else {
+  } else if (result.stopReason !== "cancelled") {
     ctx.out.result(result.answer);
   }
-  if (result.stopReason !== "answer")
+  // A cancelled run was interrupted: whoever interrupted it says so.
+  if (result.stopReason !== "answer" && result.stopReason !== "cancelled")
     ctx.out.note(`switchyard: the agent stopped (${result.stopReason}): ${result.error}`);
 }
 
@@ -117,13 +131,384 @@ export function describeEvent(event: AgentEvent): string | undefined {
   switch (event.type) {
     case "step_started":
       return `step ${event.step}: asking the model (${event.tools} tools offered)`;
-    case "model_answered":
-      return event.toolCalls
-        ? `step ${event.step}: the model asked for ${event.toolCalls} tool call(s) (${Math.round(event.ms)} ms)`
-        : undefined;
+    case "model_answered": {
+      if (!event.toolCalls) return undefined;
+      const line = `step ${event.step}: the model asked for ${event.toolCalls} tool call(s) (${Math.round(event.ms)} ms)`;
+      // What the model says with its tool calls ("Let me look that up"), before they run.
+      const text = event.text?.trim();
+      return text ? `${line}\n${indented(text, "  model: ")}` : line;
+    }
     case "call_finished":
       return `  ${event.ok ? "ok  " : "fail"} ${event.name} ${Math.round(event.ms)} ms${event.error ? ` (${event.error.code})` : ""}`;
     default:
       return undefined;
+  }
+}
+
+/** `text` with `label` before its first line and as much space before the others. */
+function indented(text: string, label: string): string {
+  const pad = " ".repeat(label.length);
+  return text
+    .split("\n")
+    .map((line, index) => `${index === 0 ? label : pad}${line}`)
+    .join("\n");
+}
+
+// --- chat ----------------------------------------------------------------------------------------
+
+/** The commands `chat` handles itself, for `/help`. */
+const CHAT_COMMANDS: ReadonlyArray<readonly [string, string]> = [
+  ["/help", "this list"],
+  ["/tools [request]", "the catalog; with a request, the tools the router would offer for it now"],
+  ["/servers", "the servers and their state"],
+  ["/history", "the conversation so far"],
+  ["/clear", "forget the conversation"],
+  ["/exit, /quit", "leave (Ctrl-D too)"],
+];
+
+/** `switchyard chat — 6/6 servers, 9 tools, model gpt-4o-mini; /help for commands`. */
+export function chatBanner(yard: Switchyard, modelName: string): string {
+  const servers = yard.servers().filter((server) => server.status !== "disabled");
+  const ready = servers.filter((server) => server.status === "ready").length;
+  const failed = servers.filter((server) => server.status === "failed").map((server) => server.name);
+  const failures = failed.length ? ` (${failed.join(", ")} failed: /servers says why)` : "";
+  return `switchyard chat — ${ready}/${servers.length} servers${failures}, ${yard.tools().length} tools, model ${modelName}; /help for commands`;
+}
+
+/**
+ * Where a terminal chat keeps its lines: `$SWITCHYARD_CHAT_HISTORY` (empty: nowhere), else
+ * `$XDG_STATE_HOME/switchyard/chat_history`, else `~/.local/state/switchyard/chat_history`.
+ */
+export function chatHistoryFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const chosen = env.SWITCHYARD_CHAT_HISTORY;
+  if (chosen !== undefined) return chosen === "" ? undefined : path.resolve(chosen);
+  const xdg = env.XDG_STATE_HOME;
+  // The XDG spec: a relative path is invalid and must be ignored.
+  const state = xdg && path.isAbsolute(xdg) ? xdg : path.join(homedir(), ".local", "state");
+  return path.join(state, "switchyard", "chat_history");
+}
+
+/** The lines of a history file, newest first (readline's order); none when there is no file yet. */
+export function readChatHistory(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .reverse()
+    .slice(0, DEFAULT_CHAT_HISTORY_LINES);
+}
+
+/** Write readline's history (newest first) as a file of lines, oldest first, readable by its owner only. */
+export function writeChatHistory(file: string, history: readonly string[]): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const lines = history.slice(0, DEFAULT_CHAT_HISTORY_LINES).reverse();
+  writeFileSync(file, lines.length ? `${lines.join("\n")}\n` : "", { mode: 0o600 });
+}
+
+/** What the user's line asks for: a question for the model, or one of chat's own commands. */
+type ChatLine =
+  | { kind: "empty" }
+  | { kind: "question"; text: string }
+  | { kind: "command"; name: string; rest: string };
+
+/** `//text` is the question `/text`; `/name rest` is a command; anything else a question. */
+export function parseChatLine(line: string): ChatLine {
+  const text = line.trim();
+  if (text === "") return { kind: "empty" };
+  if (text.startsWith("//")) return { kind: "question", text: text.slice(1) };
+  if (!text.startsWith("/")) return { kind: "question", text };
+  const space = text.search(/\s/);
+  return space < 0
+    ? { kind: "command", name: text, rest: "" }
+    : { kind: "command", name: text.slice(0, space), rest: text.slice(space).trim() };
+}
+
+/**
+ * Lines from stdin, one at a time. On a terminal: line editing, the arrow keys' history (kept in a
+ * file), and Ctrl-C reported to `onCtrlC` (readline's raw mode turns it into a key, not a signal).
+ */
+class ChatInput {
+  readonly terminal: boolean;
+  readonly #lines: Interface;
+  readonly #queue: string[] = [];
+  #waiting: ((line: string | undefined) => void) | undefined;
+  #ended = false;
+
+  constructor(options: { history: string[]; onHistory: (history: string[]) => void; onCtrlC: () => void }) {
+    this.terminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
+    this.#lines = createInterface({
+      input: process.stdin,
+      ...(this.terminal
+        ? {
+            output: process.stderr,
+            terminal: true,
+            prompt: "> ",
+            history: options.history,
+            historySize: DEFAULT_CHAT_HISTORY_LINES,
+            removeHistoryDuplicates: true,
+          }
+        : { terminal: false }),
+    });
+    this.#lines.on("line", (line) => {
+      const waiting = this.#waiting;
+      this.#waiting = undefined;
+      if (waiting) waiting(line);
+      else this.#queue.push(line); // typed (or piped) while a question runs
+    });
+    this.#lines.on("close", () => {
+      this.#ended = true;
+      this.#waiting?.(undefined);
+      this.#waiting = undefined;
+    });
+    if (this.terminal) {
+      this.#lines.on("history", options.onHistory);
+      this.#lines.on("SIGINT", options.onCtrlC);
+    }
+  }
+
+  /** The next line (prompting for it on a terminal), or undefined at the end of input. */
+  next(): Promise<string | undefined> {
+    const queued = this.#queue.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.#ended) return Promise.resolve(undefined);
+    if (this.terminal) this.#lines.prompt();
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+    });
+  }
+
+  /** What has been typed at the prompt and not yet entered. */
+  get pending(): string {
+    return this.#lines.line;
+  }
+
+  /** Drop what has been typed at the prompt, and prompt again (Ctrl-C on a line, as shells do). */
+  discardLine(): void {
+    process.stderr.write("^C\n");
+    this.#lines.write(null, { ctrl: true, name: "e" });
+    this.#lines.write(null, { ctrl: true, name: "u" });
+    this.#lines.prompt();
+  }
+
+  /** Stop reading: the interface closes and stdin is let go of, so the process need not wait for EOF. */
+  close(): void {
+    this.#lines.close();
+    process.stdin.destroy();
+  }
+}
+
+/** One `switchyard chat`: the conversation, the question running, and chat's own commands. */
+class ChatSession {
+  readonly #ctx: CommandContext;
+  readonly #agent: Agent;
+  readonly #yard: Switchyard;
+  readonly #config: SwitchyardConfig;
+  readonly #input: ChatInput;
+  readonly #historyFile: string | undefined;
+  #history: ChatMessage[] = [];
+  /** Cancels the question running now. */
+  #question: AbortController | undefined;
+  #exitCode = EXIT_OK;
+  #historyWarned = false;
+
+  constructor(ctx: CommandContext, agent: Agent, yard: Switchyard, config: SwitchyardConfig) {
+    this.#ctx = ctx;
+    this.#agent = agent;
+    this.#yard = yard;
+    this.#config = config;
+    const terminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
+    this.#historyFile = terminal ? chatHistoryFile() : undefined;
+    this.#input = new ChatInput({
+      history: this.#loadHistory(),
+      onHistory: (history) => this.#saveHistory(history),
+      onCtrlC: () => this.#ctrlC(),
+    });
+    // A SIGINT that is a signal (stdin is not a terminal, or `kill -INT`) cancels the question too.
+    ctx.handleInterrupts((signal) => signal === "SIGINT" && this.#cancelQuestion());
+  }
+
+  async run(): Promise<number> {
+    try {
+      for (;;) {
+        const line = await this.#input.next();
+        if (line === undefined || this.#ctx.signal.aborted) break;
+        const parsed = parseChatLine(line);
+        if (parsed.kind === "question") await this.#ask(parsed.text);
+        else if (parsed.kind === "command" && (await this.#command(parsed.name, parsed.rest)) === "exit")
+          break;
+        if (this.#ctx.signal.aborted) break;
+      }
+    } finally {
+      this.#input.close();
+    }
+    return this.#ctx.signal.aborted ? EXIT_FAILED : this.#exitCode;
+  }
+
+  async #ask(question: string): Promise<void> {
+    const controller = new AbortController();
+    this.#question = controller;
+    let result: AgentResult;
+    try {
+      result = await this.#agent.run(question, {
+        history: this.#history,
+        signal: AbortSignal.any([this.#ctx.signal, controller.signal]),
+      });
+    } finally {
+      this.#question = undefined;
+    }
+    printResult(this.#ctx, result);
+    if (result.stopReason === "cancelled") {
+      if (!this.#ctx.signal.aborted)
+        this.#ctx.out.note("interrupted: the question was cancelled, and left out of the conversation");
+      return;
+    }
+    this.#history = result.messages;
+  }
+
+  /** Cancel the question running, if there is one; true when there was. */
+  #cancelQuestion(): boolean {
+    if (!this.#question) return false;
+    this.#question.abort(new Error("interrupted (Ctrl-C)"));
+    return true;
+  }
+
+  /** Ctrl-C on a terminal: cancel the question running; else drop the line typed; at an empty prompt, leave. */
+  #ctrlC(): void {
+    if (this.#cancelQuestion()) return;
+    if (this.#input.pending !== "") {
+      this.#input.discardLine();
+      return;
+    }
+    process.stderr.write("\n");
+    this.#exitCode = EXIT_CTRL_C;
+    this.#input.close();
+  }
+
+  /** Run one of chat's own commands; "exit" ends the chat. */
+  async #command(name: string, rest: string): Promise<"exit" | undefined> {
+    const out = this.#ctx.out;
+    switch (name) {
+      case "/exit":
+      case "/quit":
+        return "exit";
+      case "/help":
+        out.result(
+          [
+            ...CHAT_COMMANDS.map(([command, what]) => `${command.padEnd(18)}${what}`),
+            `${"//text".padEnd(18)}send "/text" to the model`,
+            "Ctrl-C cancels a running question; at an empty prompt it leaves.",
+          ].join("\n"),
+        );
+        return undefined;
+      case "/tools":
+        await this.#tools(rest);
+        return undefined;
+      case "/servers":
+        out.result(renderServers(this.#yard.servers()));
+        return undefined;
+      case "/history":
+        if (this.#history.length === 0) out.note("the conversation is empty");
+        else out.result(this.#history.map(describeMessage).join("\n"));
+        return undefined;
+      case "/clear":
+        this.#history = [];
+        out.note("the conversation is cleared");
+        return undefined;
+      default:
+        out.note(`unknown command ${name}, /help lists them`);
+        return undefined;
+    }
+  }
+
+  /** `/tools`: the catalog; `/tools <request>`: what the router would offer for it, after this conversation. */
+  async #tools(request: string): Promise<void> {
+    const out = this.#ctx.out;
+    const tools = this.#yard.tools();
+    if (request === "") {
+      out.result(
+        formatTable(
+          ["TOOL", "SERVER", "DESCRIPTION"],
+          tools.map((tool) => [tool.name, tool.server, firstLine(tool.description)]),
+        ),
+      );
+      const offerAllUpTo = this.#config.routing?.offerAllUpTo ?? DEFAULT_OFFER_ALL_UP_TO;
+      if (tools.length > offerAllUpTo) {
+        const topK = this.#config.routing?.topK ?? DEFAULT_TOP_K;
+        out.note(
+          `each question is offered about ${topK} of these ${tools.length}; /tools <request> shows which`,
+        );
+      }
+      return;
+    }
+    const router = routerFor(this.#yard, this.#config.routing);
+    const messages: ChatMessage[] = [...this.#history, { role: "user", content: request }];
+    const used = messages.flatMap((message) =>
+      message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.name) : [],
+    );
+    const offered = await router.select(toConversation(messages, used));
+    out.result(`offered for "${firstLine(request, 60)}": ${offered.length} tools`);
+    if (offered.length === 0) return;
+    out.result(
+      formatTable(
+        ["RANK", "TOOL", "SERVER", "SCORE", "DESCRIPTION"],
+        offered.map((tool, index) => [
+          String(index + 1),
+          tool.id,
+          tool.server,
+          tool.score !== undefined ? tool.score.toFixed(2) : tool.reason === "all" ? "-" : tool.reason,
+          firstLine(router.tool(tool.id)?.description ?? "", 60),
+        ]),
+      ),
+    );
+  }
+
+  #loadHistory(): string[] {
+    if (!this.#historyFile) return [];
+    try {
+      return readChatHistory(this.#historyFile);
+    } catch (error) {
+      this.#warnHistory(error);
+      return [];
+    }
+  }
+
+  #saveHistory(history: string[]): void {
+    if (!this.#historyFile) return;
+    try {
+      writeChatHistory(this.#historyFile, history);
+    } catch (error) {
+      this.#warnHistory(error);
+    }
+  }
+
+  #warnHistory(error: unknown): void {
+    if (this.#historyWarned) return;
+    this.#historyWarned = true;
+    this.#ctx.out.note(
+      `warning: cannot keep the chat history in ${this.#historyFile}: ${messageOf(error)}; set SWITCHYARD_CHAT_HISTORY to another file, or to "" for none`,
+    );
+  }
+}
+
+/** One line of `/history`. */
+function describeMessage(message: ChatMessage): string {
+  switch (message.role) {
+    case "user":
+    case "system":
+      return `${message.role}: ${firstLine(message.content, 200)}`;
+    case "assistant": {
+      const calls = (message.toolCalls ?? []).map((call) => `${call.name} ${firstLine(call.arguments, 80)}`);
+      const text = message.content ? firstLine(message.content, 200) : "";
+      return `assistant: ${[text, calls.length ? `→ ${calls.join(", ")}` : ""].filter(Boolean).join(" ")}`;
+    }
+    case "tool":
+      // The anchor line ("[tool x → ok]") and the start of the result.
+      return `tool: ${firstLine(message.content.replace("\n", " "), 200)}`;
   }
 }

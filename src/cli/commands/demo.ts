@@ -38,7 +38,8 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
         if (line) ctx.out.note(line);
       },
     });
-    const result = await agent.run(DEMO_QUESTION);
+    const result = await agent.run(DEMO_QUESTION, { signal: ctx.signal });
+    if (result.stopReason === "cancelled") return EXIT_FAILED; // interrupted: the CLI says so
     ctx.out.result(`${result.answer}\n`);
     ctx.out.result(
       formatTable(
@@ -60,7 +61,9 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
   const result = await runPlan(loadPlanFile(AFTER_SALES_PLAN), {
     host: yard,
     input: { customer_id: "C10001", days: 7 },
+    signal: ctx.signal,
   });
+  if (ctx.signal.aborted) return EXIT_FAILED; // interrupted: the CLI says so
   ctx.out.result(`${summarize(result)}\n`);
   ctx.out.result(renderTrace(result.steps));
   return result.ok ? EXIT_OK : EXIT_FAILED;
