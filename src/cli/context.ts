@@ -38,6 +38,7 @@ export class CommandContext {
   /** Aborted when the CLI is interrupted (a signal): commands pass it as their run's `signal`. */
   readonly #interrupt = new AbortController();
   #onInterrupt: ((signal: NodeJS.Signals) => boolean) | undefined;
+  #runsTakeSignal = false;
   #closing: Promise<unknown> = Promise.resolve();
 
   constructor(options: GlobalOptions) {
@@ -95,9 +96,23 @@ export class CommandContext {
     await yard.close();
   }
 
-  /** Aborts when the CLI is interrupted: a command's runs and calls take it as their `signal`. */
+  /** Aborts when the CLI is interrupted. */
   get signal(): AbortSignal {
     return this.#interrupt.signal;
+  }
+
+  /**
+   * The signal for the command's runs (`agent.run`, `runPlan`, `callTool`): taking it tells the CLI
+   * that, after a signal, the command's work stops by itself and is worth waiting for before closing.
+   */
+  runSignal(): AbortSignal {
+    this.#runsTakeSignal = true;
+    return this.#interrupt.signal;
+  }
+
+  /** After a signal: whether to wait for the command to stop — it took {@link runSignal} and is connected. */
+  get waitsForCancel(): boolean {
+    return this.#runsTakeSignal && this.#yards.length > 0;
   }
 
   /**

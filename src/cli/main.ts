@@ -164,9 +164,10 @@ function onSignal(signal: NodeJS.Signals): void {
   const limit = setTimeout(() => process.exit(code), DEFAULT_CLI_SHUTDOWN_LIMIT_MS);
   limit.unref();
   const ctx = active;
+  // Nothing to wait for when nothing ran yet (still connecting) or the command's work does not stop by itself.
   const stopped = new Promise((resolve) => {
     setTimeout(resolve, DEFAULT_CLI_CANCEL_WAIT_MS).unref();
-    if (running) running.then(resolve, resolve);
+    if (running && ctx?.waitsForCancel) running.then(resolve, resolve);
     else resolve(undefined);
   });
   void stopped.then(() => ctx?.close()).finally(() => process.exit(code));

@@ -20,7 +20,7 @@ afterEach(async () => {
 const MARKER_VAR = "SWITCHYARD_CHAT_MARKER";
 
 /** Two servers (`a`: the SDK fixture, 5 tools; `b`: the raw fixture), a scripted model, a wire trace. */
-async function fleet(script: Script<ReceivedRequest>) {
+async function fleet(script: Script<ReceivedRequest>, routing?: Record<string, unknown>) {
   const model = await startScriptedOpenAIServer(script);
   models.push(model);
   const dir = mkdtempSync(path.join(tmpdir(), "switchyard-chat-"));
@@ -34,6 +34,7 @@ async function fleet(script: Script<ReceivedRequest>) {
         b: { ...raw(), env: { [MARKER_VAR]: marker } },
       },
       model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+      ...(routing ? { routing } : {}),
     }),
   );
   return { model, config, dir, marker, trace: path.join(dir, "trace.jsonl") };
@@ -120,6 +121,19 @@ describe("switchyard chat", () => {
     expect(out).toMatch(/a\s+ready\s+stdio/);
     expect(session.stderr()).toContain("unknown command /frobnicate, /help lists them");
     expect(out.trimEnd().endsWith("Hello.")).toBe(true);
+  });
+
+  it("/tools says when each question is offered only some of the catalog, and which for a request", async () => {
+    const { config, model } = await fleet([], { topK: 3, offerAllUpTo: 5 });
+    const session = chat(["--config", config]);
+    session.child.stdin!.end("/tools\n/tools add two numbers\n");
+    expect((await session.exited).code).toBe(0);
+    expect(model.requests).toHaveLength(0);
+    expect(session.stderr()).toContain(
+      "each question is offered about 3 of these 10; /tools <request> shows which",
+    );
+    expect(session.stdout()).toMatch(/offered for "add two numbers": 3 tools\nRANK\s+TOOL\s+SERVER\s+SCORE/);
+    expect(session.stdout()).toMatch(/1\s+[ab]_add\s+[ab]\s+\d/);
   });
 
   it("/clear forgets the conversation; /history shows it", async () => {
@@ -230,11 +244,12 @@ describe.skipIf(!hasScript)("switchyard chat on a terminal", () => {
     return { child, exited, screen: () => screen, keys: (text: string) => child.stdin!.write(text) };
   }
 
-  it("recalls earlier lines with the arrow keys, keeps them in the history file, and leaves on Ctrl-C at an empty prompt", async () => {
+  it("recalls earlier lines with the arrow keys, keeps them in the history file; Ctrl-C cancels a question, drops a typed line, and leaves at an empty prompt", async () => {
     const { config, model, dir } = await fleet([
       { content: "One." },
       { content: "Two." },
       { content: "Three." },
+      { toolCalls: [{ id: "slow", name: "a_sleep", arguments: { ms: 30_000 } }] },
     ]);
     const state = path.join(dir, "state");
     const term = onTerminal(config, { XDG_STATE_HOME: state });
@@ -246,17 +261,27 @@ describe.skipIf(!hasScript)("switchyard chat on a terminal", () => {
     term.keys("\x1b[A\x1b[A\r"); // up, up: the first question again
     await waitFor(() => term.screen().includes("Three."), 5_000, "the third answer");
     expect(userMessages(model.requests[2])).toEqual(["first question", "second", "first question"]);
+    term.keys("slow\r");
+    await waitFor(() => term.screen().includes("the model asked for 1 tool call"), 5_000, "the slow call");
+    term.keys("\x03"); // Ctrl-C during the question
+    await waitFor(
+      () => term.screen().includes("interrupted: the question was cancelled"),
+      3_000,
+      "the cancel",
+    );
+    expect(model.requests).toHaveLength(4);
     term.keys("\x03"); // Ctrl-C at an empty prompt
     expect(await term.exited).toBe(130);
     const history = readFileSync(path.join(state, "switchyard", "chat_history"), "utf8");
-    expect(history.split("\n").filter(Boolean)).toEqual(["second", "first question"]);
+    expect(history.split("\n").filter(Boolean)).toEqual(["second", "first question", "slow"]);
 
     // A new chat starts with that history.
     const again = onTerminal(config, { XDG_STATE_HOME: state });
     await waitFor(() => again.screen().includes("> "), 15_000, "the prompt");
     again.keys("\x1b[A");
-    await waitFor(() => again.screen().includes("first question"), 5_000, "the recalled line");
-    again.keys("\x15/exit\r"); // Ctrl-U clears the line
+    await waitFor(() => again.screen().includes("slow"), 5_000, "the recalled line");
+    again.keys("\x03/exit\r"); // Ctrl-C drops the recalled line; the chat goes on
     expect(await again.exited).toBe(0);
+    expect(model.requests).toHaveLength(4);
   });
 });

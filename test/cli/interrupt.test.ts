@@ -3,10 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_CLI_CANCEL_WAIT_MS } from "../../src/index.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ReceivedRequest } from "../../src/testing/openai-server.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
-import { CLI, NODE, processesWith, ROOT, SDK_SERVER, waitFor } from "../helpers.js";
+import { CLI, NODE, processesWith, RAW_SERVER, ROOT, SDK_SERVER, waitFor } from "../helpers.js";
 
 // These tests run the built CLI (`npm run build` first).
 
@@ -128,6 +129,38 @@ describe("interrupting ask", () => {
       steps: 1,
       calls: [{ name: "a_sleep", ok: false, error: { code: "CANCELLED" } }],
     });
+  });
+
+  it("SIGINT while the servers are still connecting exits at once: nothing ran, nothing to wait for", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-interrupt-"));
+    const marker = `interrupt-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const config = path.join(dir, "fleet.json");
+    // A server that never answers: the connect would take connectTimeoutMs.
+    const silent = { command: NODE, args: [RAW_SERVER, "--silent"], env: { [MARKER_VAR]: marker } };
+    writeFileSync(config, JSON.stringify({ mcpServers: { s: silent } }));
+    const cli = start(["--config", config, "servers"]);
+    await waitFor(() => processesWith(marker, "environ").length > 0, 15_000, "the server process");
+    const sent = Date.now();
+    cli.child.kill("SIGINT");
+    const exit = await cli.exited;
+    console.info(`servers: SIGINT while connecting → exit after ${exit.at - sent} ms`);
+    expect(exit.code).toBe(130);
+    expect(exit.at - sent).toBeLessThan(DEFAULT_CLI_CANCEL_WAIT_MS);
+    expect(cli.stdout()).toBe("");
+    await waitFor(() => processesWith(marker, "environ").length === 0, 5_000, "no server process left");
+  });
+
+  it("SIGINT during a plain call closes at once, as before (call does not wait for its call to stop)", async () => {
+    const { config, marker, trace } = await fleet([]);
+    const cli = start(["--config", config, "--trace-wire", trace, "call", "a_sleep", '{"ms":30000}']);
+    await waitFor(() => callRequestId(trace, "sleep") !== undefined, 15_000, "the tools/call on the wire");
+    const sent = Date.now();
+    cli.child.kill("SIGINT");
+    const exit = await cli.exited;
+    console.info(`call: SIGINT → exit after ${exit.at - sent} ms`);
+    expect(exit.code).toBe(130);
+    expect(exit.at - sent).toBeLessThan(DEFAULT_CLI_CANCEL_WAIT_MS);
+    await waitFor(() => processesWith(marker, "environ").length === 0, 5_000, "no server process left");
   });
 
   it("SIGINT while the model is thinking aborts its request and asks for nothing more", async () => {

@@ -41,7 +41,7 @@ const EXIT_CTRL_C = 130;
  */
 export async function askCommand(ctx: CommandContext, question: string, flags: AskFlags): Promise<number> {
   const { agent } = await openAgent(ctx, flags);
-  const result = await agent.run(question, { signal: ctx.signal });
+  const result = await agent.run(question, { signal: ctx.runSignal() });
   printResult(ctx, result);
   return result.stopReason === "answer" ? EXIT_OK : EXIT_FAILED;
 }
@@ -357,7 +357,7 @@ class ChatSession {
     try {
       result = await this.#agent.run(question, {
         history: this.#history,
-        signal: AbortSignal.any([this.#ctx.signal, controller.signal]),
+        signal: AbortSignal.any([this.#ctx.runSignal(), controller.signal]),
       });
     } finally {
       this.#question = undefined;
@@ -371,9 +371,12 @@ class ChatSession {
     this.#history = result.messages;
   }
 
-  /** Cancel the question running, if there is one; true when there was. */
+  /**
+   * Cancel the question running, if there is one; true when there was. A second interrupt while it is
+   * being cancelled is not taken: the CLI closes.
+   */
   #cancelQuestion(): boolean {
-    if (!this.#question) return false;
+    if (!this.#question || this.#question.signal.aborted) return false;
     this.#question.abort(new Error("interrupted (Ctrl-C)"));
     return true;
   }

@@ -38,7 +38,7 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
         if (line) ctx.out.note(line);
       },
     });
-    const result = await agent.run(DEMO_QUESTION, { signal: ctx.signal });
+    const result = await agent.run(DEMO_QUESTION, { signal: ctx.runSignal() });
     if (result.stopReason === "cancelled") return EXIT_FAILED; // interrupted: the CLI says so
     ctx.out.result(`${result.answer}\n`);
     ctx.out.result(
@@ -61,7 +61,7 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
   const result = await runPlan(loadPlanFile(AFTER_SALES_PLAN), {
     host: yard,
     input: { customer_id: "C10001", days: 7 },
-    signal: ctx.signal,
+    signal: ctx.runSignal(),
   });
   if (ctx.signal.aborted) return EXIT_FAILED; // interrupted: the CLI says so
   ctx.out.result(`${summarize(result)}\n`);
