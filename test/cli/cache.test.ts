@@ -121,14 +121,20 @@ describe("the catalog cache", () => {
       expect(started).toEqual(["alpha"]);
       expect(stderr).toContain("server broken failed");
     }
+    // Once every server is ready, the catalog is cached.
+    writeConfig({ alpha: wrapper("alpha") });
+    expect((await cli("tools")).started).toEqual(["alpha"]);
+    expect((await cli("tools")).started).toEqual([]);
   });
 
-  it("leaves servers live: it always connects", async () => {
-    await cli("tools");
-    const { code, started, stdout } = await cli("servers");
-    expect(code).toBe(0);
-    expect(started).toEqual(["alpha", "beta"]);
-    expect(stdout).toMatch(/^alpha\s+ready/m);
+  it("leaves servers live: it always connects (and caches what it saw)", async () => {
+    for (let run = 0; run < 2; run += 1) {
+      const { code, started, stdout } = await cli("servers");
+      expect(code).toBe(0);
+      expect(started).toEqual(["alpha", "beta"]);
+      expect(stdout).toMatch(/^alpha\s+ready/m);
+    }
+    expect((await cli("tools")).started).toEqual([]);
   });
 });
 
@@ -189,10 +195,18 @@ describe("switchyard call", () => {
 
   it("starts the whole fleet when names may collide, and for a name no server has", async () => {
     // twin shares alpha's namespace: which of them is alpha_echo only the whole fleet says.
-    writeConfig({ alpha: wrapper("alpha"), twin: { ...wrapper("twin"), namespace: "alpha" } });
+    writeConfig({
+      alpha: wrapper("alpha"),
+      twin: { ...wrapper("twin"), namespace: "alpha" },
+      gamma: wrapper("gamma"),
+    });
+    // gamma's names are its own: it starts alone.
+    const alone = await cli("call", "gamma_echo", '{"text":"g"}');
+    expect(alone).toMatchObject({ code: 0, stdout: "g\n" });
+    expect(alone.started).toEqual(["gamma"]);
     const clash = await cli("--json", "call", "alpha_echo", '{"text":"x"}');
     expect(clash.code).toBe(0);
-    expect(clash.started).toEqual(["alpha", "twin"]);
+    expect(clash.started).toEqual(["alpha", "gamma", "twin"]);
 
     // From the cache: twin's echo was disambiguated, so the whole fleet settles it again.
     const tools = JSON.parse((await cli("--json", "tools")).stdout) as Array<{
@@ -202,7 +216,7 @@ describe("switchyard call", () => {
     const twinEcho = tools.find((tool) => tool.server === "twin" && tool.name.startsWith("alpha_echo_"))!;
     const disambiguated = await cli("call", twinEcho.name, '{"text":"twin"}');
     expect(disambiguated).toMatchObject({ code: 0, stdout: "twin\n" });
-    expect(disambiguated.started).toEqual(["alpha", "twin"]);
+    expect(disambiguated.started).toEqual(["alpha", "gamma", "twin"]);
 
     const unknown = await cli("call", "alpha_ech", "{}");
     expect(unknown.code).toBe(2);

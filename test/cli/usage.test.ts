@@ -78,13 +78,10 @@ describe("--trace-wire", () => {
     );
   });
 
-  it("refuses - together with --json: both would write to stdout (exit 2)", async () => {
+  it("refuses - together with --json: both would write to stdout (exit 2); alone, - is stdout", async () => {
     expect(await usage(["--config", config, "--json", "--trace-wire", "-", "tools"])).toBe(
       "switchyard: --trace-wire - cannot be used with --json: both write to stdout; give the trace a file, e.g. --trace-wire trace.jsonl\n",
     );
-  });
-
-  it("- without --json writes the trace to stdout beside the result", async () => {
     const { code, stdout } = await runCli(
       ["--config", config, "--trace-wire", "-", "call", "clean_echo", '{"text":"hi"}'],
       { env: env() },
