@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import {
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -8,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,6 +24,33 @@ interface PackageJson {
   optionalDependencies?: Record<string, string>;
 }
 const pkg = () => JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as PackageJson;
+
+/**
+ * A fresh folder none of whose parents holds a node_modules: Node looks for packages in every parent,
+ * so a stray /tmp/node_modules would make a missing package found after all.
+ */
+function isolatedDir(prefix: string): string {
+  for (const base of [tmpdir(), "/var/tmp", path.join(ROOT, "..")]) {
+    const parents: string[] = [];
+    for (let at = path.resolve(base); ; at = path.dirname(at)) {
+      parents.push(at);
+      if (at === path.dirname(at)) break;
+    }
+    if (parents.some((parent) => existsSync(path.join(parent, "node_modules")))) continue;
+    return mkdtempSync(path.join(base, prefix));
+  }
+  throw new Error("no folder without a node_modules above it for a fake install; remove the stray one");
+}
+
+/** Whether Node, loading a module from `folder`, finds `name`. */
+function resolvesFrom(folder: string, name: string): boolean {
+  try {
+    createRequire(path.join(folder, "x.js")).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A node_modules of symlinks to this repository's packages, without the ones named: what an install
@@ -42,7 +71,7 @@ function nodeModulesWithout(folder: string, ...missing: string[]): void {
 
 /** A copy of the built package (dist, examples, package.json) installed without `missing`. */
 function installWithout(...missing: string[]): string {
-  const root = mkdtempSync(path.join(tmpdir(), "switchyard-install-"));
+  const root = isolatedDir("switchyard-install-");
   cpSync(path.join(ROOT, "dist"), path.join(root, "dist"), { recursive: true });
   cpSync(path.join(ROOT, "examples"), path.join(root, "examples"), {
     recursive: true,
@@ -50,6 +79,8 @@ function installWithout(...missing: string[]): string {
   });
   cpSync(path.join(ROOT, "package.json"), path.join(root, "package.json"));
   nodeModulesWithout(root, ...missing);
+  for (const name of missing)
+    expect(resolvesFrom(path.join(root, "examples/servers"), name), name).toBe(false);
   return root;
 }
 
@@ -65,9 +96,10 @@ describe("packaging", () => {
   });
 
   it("the orders example starts without better-sqlite3 and says on each call what to install", async () => {
-    const root = mkdtempSync(path.join(tmpdir(), "switchyard-nosqlite-"));
+    const root = isolatedDir("switchyard-nosqlite-");
     cpSync(path.join(ROOT, "examples/servers"), path.join(root, "servers"), { recursive: true });
     nodeModulesWithout(root, "better-sqlite3");
+    expect(resolvesFrom(path.join(root, "servers"), "better-sqlite3")).toBe(false);
     const config = path.join(root, "switchyard.config.json");
     writeFileSync(
       config,
