@@ -204,7 +204,8 @@ describe("--trace-wire", () => {
       message: { result: { protocolVersion: "2024-11-05" } },
     });
     const call = old.find((r) => r.message.method === "tools/call")!;
-    expect(call.message.params).toEqual({ name: "echo", arguments: { text: "traced" } });
+    // Every call asks for progress (`_meta.progressToken`) besides its name and arguments.
+    expect(call.message.params).toMatchObject({ name: "echo", arguments: { text: "traced" } });
     expect(
       old.find((r) => r.direction === "from-server" && r.message.id === call.message.id)!.message.result,
     ).toEqual({
