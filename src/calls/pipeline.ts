@@ -133,13 +133,14 @@ export class CallPipeline {
         ...(entry ? { server: entry.server, tool: entry.tool } : {}),
       });
     }
-    const finish = (error: RecordedError | undefined) => {
-      if (recording) this.#record({ id, name, entry, options, started, observed }, error);
-    };
+    const finish = recording
+      ? (error: RecordedError | undefined) =>
+          this.#record({ id, name, entry, options, started, observed }, error)
+      : undefined;
 
     if (!entry) {
       const failure = this.#unavailable(name) ?? this.#notFound(name);
-      finish(recordedError(failure));
+      finish?.(recordedError(failure));
       throw failure;
     }
     const call: CallContext = {
@@ -160,8 +161,7 @@ export class CallPipeline {
             () => this.#run(call, args),
           )
         : await this.#run(call, args);
-      if (recording)
-        finish(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
+      finish?.(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
       return result;
     } catch (error) {
       const failure = isSwitchyardError(error)
@@ -176,7 +176,7 @@ export class CallPipeline {
             },
           );
       for (const interceptor of this.#interceptors) interceptor.onError?.(call, failure);
-      finish(recordedError(failure));
+      finish?.(recordedError(failure));
       throw failure;
     }
   }
@@ -256,13 +256,16 @@ export class CallPipeline {
     }
     const server = this.#parts.server(entry.server)!;
     const onProgress = this.#progressOf(call);
-    let result = normalizeResult(
-      await server.call(entry, call.args, {
-        ...(call.options.timeoutMs !== undefined ? { timeoutMs: call.options.timeoutMs } : {}),
-        ...(call.options.signal ? { signal: call.options.signal } : {}),
-        ...(onProgress ? { onProgress } : {}),
-      }),
-    );
+    const { timeoutMs, signal } = call.options;
+    const guarded =
+      timeoutMs === undefined && !signal && !onProgress
+        ? NO_OPTIONS
+        : {
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+            ...(signal ? { signal } : {}),
+            ...(onProgress ? { onProgress } : {}),
+          };
+    let result = normalizeResult(await server.call(entry, call.args, guarded));
     for (const interceptor of this.#interceptors) {
       const replaced = await interceptor.after?.(call, result);
       if (replaced) result = replaced;
@@ -327,6 +330,9 @@ export class CallPipeline {
     });
   }
 }
+
+/** The guard's options when the call has none of its own. */
+const NO_OPTIONS = Object.freeze({});
 
 /** Refuse what cannot be a call, before anything else: a coded error, never a `TypeError`. */
 function checkInput(name: unknown, options: unknown): asserts name is string {

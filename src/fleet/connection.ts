@@ -221,12 +221,7 @@ export class ServerConnection {
           ...(options.signal ? { signal: options.signal } : {}),
           // Always ask for progress (a progress token goes with every call): servers that report it
           // are heard, and with maxTotalTimeoutMs it pushes the deadline back.
-          onprogress: ({ progress, total, message }) =>
-            options.onProgress?.({
-              progress,
-              ...(total !== undefined ? { total } : {}),
-              ...(message !== undefined ? { message } : {}),
-            }),
+          onprogress: options.onProgress ? forwardProgress(options.onProgress) : ignoreProgress,
           ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
         },
       )) as CallToolResult;
@@ -468,6 +463,26 @@ export class ServerConnection {
     this.#log.info({ tools: tools.length }, "tool list changed");
     this.#hooks.onToolsChanged?.(this.name, tools);
   }
+}
+
+/** Progress nobody asked to see (the token still goes out, so servers may report it). */
+function ignoreProgress(): void {}
+
+function forwardProgress(onProgress: (progress: CallProgress) => void) {
+  return ({
+    progress,
+    total,
+    message,
+  }: {
+    progress: number;
+    total?: number | undefined;
+    message?: string | undefined;
+  }) =>
+    onProgress({
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message !== undefined ? { message } : {}),
+    });
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
