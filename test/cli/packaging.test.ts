@@ -6,13 +6,14 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { NODE, ROOT, runCli } from "../helpers.js";
 
 const NO_MODEL = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", SWITCHYARD_MODEL: "" };
@@ -29,6 +30,12 @@ const pkg = () => JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8
  * A fresh folder none of whose parents holds a node_modules: Node looks for packages in every parent,
  * so a stray /tmp/node_modules would make a missing package found after all.
  */
+/** The folders isolatedDir made, removed after the tests (they are not under the system's temp folder). */
+const isolated: string[] = [];
+afterAll(() => {
+  for (const folder of isolated) rmSync(folder, { recursive: true, force: true });
+});
+
 function isolatedDir(prefix: string): string {
   for (const base of [tmpdir(), "/var/tmp", path.join(ROOT, "..")]) {
     const parents: string[] = [];
@@ -37,7 +44,9 @@ function isolatedDir(prefix: string): string {
       if (at === path.dirname(at)) break;
     }
     if (parents.some((parent) => existsSync(path.join(parent, "node_modules")))) continue;
-    return mkdtempSync(path.join(base, prefix));
+    const folder = mkdtempSync(path.join(base, prefix));
+    isolated.push(folder);
+    return folder;
   }
   throw new Error("no folder without a node_modules above it for a fake install; remove the stray one");
 }
