@@ -242,14 +242,18 @@ export class ServerConnection {
   }
 
   /**
-   * Ask the server whether it is alive (a `ping`).
+   * Ask the server whether it is alive: a `ping`, or `server/discover` on the 2026-07-28 revision
+   * (which has no `ping`).
    * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
    */
   async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
     await this.#ready("ping");
     const incident = this.#incident();
+    const client = this.#session!.client!;
     try {
-      await this.#session!.client!.ping({ timeout: timeoutMs });
+      // The 2026-07-28 revision has no `ping`: there `server/discover` is the harmless question.
+      if (client.getDiscoverResult() !== undefined) await client.discover({ timeout: timeoutMs });
+      else await client.ping({ timeout: timeoutMs });
     } catch (error) {
       throw this.#callError(error, "ping", timeoutMs, undefined, incident);
     }

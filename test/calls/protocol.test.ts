@@ -7,7 +7,7 @@ import {
   type WireRecord,
 } from "../../src/index.js";
 import { ScriptedModel } from "../../src/testing/index.js";
-import { EVERYTHING, memoryLogger, NODE, ROOT, raw } from "../helpers.js";
+import { EVERYTHING, memoryLogger, NODE, ROOT, raw, sdk, waitFor } from "../helpers.js";
 
 const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
 
@@ -127,5 +127,27 @@ describe("names that collide under namespace: false", () => {
     // A restart lists the tools again: no second warning.
     await yard.reconnect({ failedOnly: false });
     expect(lines().filter((line) => String(line.msg).startsWith("tool echo of server"))).toHaveLength(1);
+  });
+});
+
+describe("liveness on the 2026-07-28 revision (which has no ping)", () => {
+  it("health checks and the breaker's probe ask with server/discover", async () => {
+    const yard = await yardOf({
+      s: {
+        ...sdk(),
+        health: { intervalMs: 100, timeoutMs: 2_000 },
+        circuitBreaker: { failureThreshold: 2, cooldownMs: 200 },
+      },
+    });
+    expect(yard.servers()[0]!.protocolVersion).toBe("2026-07-28");
+    await waitFor(() => yard.servers()[0]!.health === "ok", 3_000, "a health check");
+    for (let i = 0; i < 2; i += 1) {
+      const error = await yard.callTool("s_sleep", { ms: 1_000 }, { timeoutMs: 50 }).catch((e: unknown) => e);
+      expect(isSwitchyardError(error, "TIMEOUT")).toBe(true);
+    }
+    expect(yard.servers()[0]!.breaker).toBe("open");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await yard.callTool("s_echo", { text: "back" })).text).toBe("back");
+    expect(yard.servers()[0]).toMatchObject({ breaker: "closed", health: "ok" });
   });
 });
