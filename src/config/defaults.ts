@@ -141,17 +141,17 @@ export const DEFAULT_TOP_K = 12;
 export const DEFAULT_OFFER_ALL_UP_TO = 20;
 /** Tools already used in a conversation that stay offered, the most recent first. */
 export const DEFAULT_MAX_USED_KEPT = 8;
-/** The routing strategy (`routing.strategy`, `--strategy`). */
-export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
-/** Servers kept by the first stage of the `two-stage` strategy. */
-export const DEFAULT_TWO_STAGE_SERVERS = 3;
-/** How deep each strategy of `hybrid` ranks before fusion, at least: fusion needs more than the top k. */
 /**
  * When fewer tools than this (or than `topK`, if smaller) match a request, the router fills the offer
  * up to `topK` with its fallback: the matching and used tools' servers first, then every server's
  * tools that need the fewest arguments. A model offered nothing cannot even look around.
  */
 export const DEFAULT_MIN_RANKED_TOOLS = 3;
+/** The routing strategy (`routing.strategy`, `--strategy`). */
+export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
+/** Servers kept by the first stage of the `two-stage` strategy. */
+export const DEFAULT_TWO_STAGE_SERVERS = 3;
+/** How deep each strategy of `hybrid` ranks before fusion, at least: fusion needs more than the top k. */
 export const DEFAULT_FUSION_DEPTH = 50;
 /** Reciprocal-rank fusion's damping constant `k` (Cormack et al., 2009): ranks past ~60 barely count. */
 export const DEFAULT_RRF_K = 60;
