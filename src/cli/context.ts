@@ -86,6 +86,9 @@ export class CommandContext {
         : {}),
     });
     progress?.done();
+    yard.observe((event) => {
+      if (event.type === "call_progress") this.out.note(describeProgress(event));
+    });
     this.#yards.push(yard);
     return yard;
   }
@@ -141,6 +144,18 @@ export class CommandContext {
     await this.#closing;
     this.#wire?.close();
   }
+}
+
+/** "  orders_export: 2/5 (40%) writing rows" — a server's progress report on a call, for stderr. */
+function describeProgress(event: {
+  name: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}): string {
+  const { name, progress, total, message } = event;
+  const share = total ? ` (${Math.round((100 * progress) / total)}%)` : "";
+  return `  ${name}: ${progress}${total !== undefined ? `/${total}` : ""}${share}${message ? ` ${message}` : ""}`;
 }
 
 /** On a terminal, ask for the config's `${input:…}` values nothing else answers (as VS Code does). */

@@ -43,17 +43,10 @@ describe("signals", () => {
   it("the CLI handles SIGHUP (a closed terminal) like SIGTERM: servers closed, exit code 129", async () => {
     const marker = newMarker("cli-sighup");
     const { wrapper, hasher } = markedServers(marker);
-    const file = fleetFile({ wrapper, hasher });
-    const cli = startHost([
-      CLI,
-      "--config",
-      file,
-      "--log-level",
-      "debug",
-      "call",
-      "wrapper_sleep",
-      '{"ms":60000}',
-    ]);
+    // `call` starts only the tool's server when its name says which; without a namespace it cannot
+    // tell, so the whole fleet runs (the launched HTTP server included).
+    const file = fleetFile({ wrapper: { ...wrapper, namespace: false }, hasher });
+    const cli = startHost([CLI, "--config", file, "--log-level", "debug", "call", "sleep", '{"ms":60000}']);
     await waitFor(() => marked(marker).length === 3, 15_000, "the servers and the grandchild");
     await waitFor(() => /"connected"|connected/.test(cli.stderr()), 5_000, "the fleet to connect");
     const all = marked(marker);

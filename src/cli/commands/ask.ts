@@ -118,7 +118,8 @@ function printResult(ctx: CommandContext, result: AgentResult): void {
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
       })),
     });
-  } else if (result.stopReason !== "cancelled") {
+  } else if (result.stopReason === "answer") {
+    // Only an answer goes to stdout: a failure is not an answer, and is said on stderr below.
     ctx.out.result(result.answer);
   }
   // A cancelled run was interrupted: whoever interrupted it says so.

@@ -45,16 +45,24 @@ export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}):
 
   if (ctx.out.json) {
     ctx.out.data(
-      tools.map(({ name, server, tool, description, inputSchema }) => ({
+      tools.map(({ name, server, tool, description, inputSchema, unsupported }) => ({
         name,
         server,
         tool,
         description,
         inputSchema,
+        ...(unsupported !== undefined ? { unsupported } : {}),
       })),
     );
   } else {
-    const rows = tools.map((tool) => [tool.name, tool.server, firstLine(tool.description)]);
+    // A tool that cannot be called from here says so in place of its description, with why.
+    const rows = tools.map((tool) => [
+      tool.name,
+      tool.server,
+      tool.unsupported !== undefined
+        ? `(not offered: ${tool.unsupported}) ${firstLine(tool.description)}`
+        : firstLine(tool.description),
+    ]);
     ctx.out.result(
       formatTable(["TOOL", "SERVER", "DESCRIPTION"], rows, {
         empty: only ? `no tools on ${only.join(", ")}` : "no tools in the catalog",

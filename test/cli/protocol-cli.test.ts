@@ -1,0 +1,59 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { EVERYTHING, NODE, ROOT, runCli, sdk } from "../helpers.js";
+
+const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
+const models: ScriptedOpenAIServer[] = [];
+afterEach(async () => {
+  await Promise.all(models.splice(0).map((model) => model.close()));
+});
+
+function configFile(config: Record<string, unknown>): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "switchyard-protocol-cli-")), "fleet.json");
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+describe("the CLI and the protocol", () => {
+  it("tools marks a tool that needs task augmentation, with the reason", async () => {
+    const file = configFile({
+      mcpServers: { e: { command: NODE, args: [EVERYTHING, "stdio"], versionNegotiation: "legacy" } },
+    });
+    const table = await runCli(["--config", file, "tools", "--refresh"]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/e_simulate-research-query\s+e\s+\(not offered: requires task augmentation/);
+    const json = await runCli(["--config", file, "--json", "tools", "--refresh"]);
+    const tools = JSON.parse(json.stdout) as Array<{ name: string; unsupported?: string }>;
+    expect(tools.find((tool) => tool.name === "e_simulate-research-query")?.unsupported).toMatch(
+      /task augmentation/,
+    );
+    expect(tools.find((tool) => tool.name === "e_echo")).not.toHaveProperty("unsupported");
+  });
+
+  it("call shows the server's progress reports on stderr, and keeps stdout for the result", async () => {
+    const file = configFile({ mcpServers: { n: { command: NODE, args: [NEEDY_SERVER] } } });
+    const { code, stdout, stderr } = await runCli(["--config", file, "call", "n_steps", '{"n":3}']);
+    expect(code).toBe(0);
+    expect(stdout).toBe("3 steps\n");
+    expect(stderr).toContain("n_steps: 1/3 (33%) step 1");
+    expect(stderr).toContain("n_steps: 3/3 (100%) step 3");
+  });
+
+  it("an agent that failed prints nothing on stdout as if it were the answer", async () => {
+    const model = await startScriptedOpenAIServer([
+      { status: 400, body: { error: { message: "bad model name" } } },
+    ]);
+    models.push(model);
+    const file = configFile({
+      mcpServers: { s: sdk() },
+      model: { baseURL: model.baseURL, name: "nope", apiKey: "k", maxRetries: 0 },
+    });
+    const { code, stdout, stderr } = await runCli(["--config", file, "ask", "hello?"]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/the agent stopped \(error\): .*bad model name/);
+  });
+});
