@@ -57,3 +57,20 @@ describe("the CLI and the protocol", () => {
     expect(stderr).toMatch(/the agent stopped \(error\): .*bad model name/);
   });
 });
+
+describe("route --server", () => {
+  it("offers the best tools of the named servers only, as the agent ranks them; an unknown one exits 2", async () => {
+    const file = configFile({ mcpServers: { a: sdk("--tools", "echo,add"), b: sdk("--tools", "echo,add") } });
+    const all = await runCli(["--config", file, "--json", "route", "add two numbers"]);
+    const servers = (out: string) =>
+      (JSON.parse(out) as Array<{ server: string }>).map((tool) => tool.server);
+    expect(new Set(servers(all.stdout))).toEqual(new Set(["a", "b"]));
+    const onlyB = await runCli(["--config", file, "--json", "route", "add two numbers", "--server", "b"]);
+    expect(onlyB.code).toBe(0);
+    expect(servers(onlyB.stdout).length).toBeGreaterThan(0);
+    expect(new Set(servers(onlyB.stdout))).toEqual(new Set(["b"]));
+    const unknown = await runCli(["--config", file, "route", "x", "--server", "c"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/c/);
+  });
+});

@@ -22,6 +22,7 @@ import {
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";
+import { checkServerNames } from "./servers.js";
 
 /** Environment variable holding the embeddings endpoint's API key (never taken from a flag). */
 const EMBEDDINGS_KEY_ENV = "SWITCHYARD_EMBEDDINGS_API_KEY";
@@ -29,6 +30,8 @@ const EMBEDDINGS_KEY_ENV = "SWITCHYARD_EMBEDDINGS_API_KEY";
 /** Flags shared by `route` and `route eval`: which strategy, and its embeddings endpoint. */
 export interface StrategyFlags {
   top?: string;
+  /** `route` only: offer from these servers' tools alone. */
+  server?: string[];
   strategy?: string;
   embeddingsUrl?: string;
   embeddingsModel?: string;
@@ -68,6 +71,11 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
       .option(
         "--top <k>",
         `tools to rank instead of routing.topK (default ${DEFAULT_TOP_K}); a catalog offered whole is cut to k`,
+      )
+      .option(
+        "--server <name>",
+        "only these servers' tools (repeat, or a,b): the best of them as the agent ranks them",
+        (value: string, previous: string[] = []) => [...previous, value],
       ),
   ).action(run((ctx, query: string, flags: StrategyFlags) => routeCommand(ctx, query, flags)));
   withStrategyFlags(
@@ -117,7 +125,13 @@ export async function routeCommand(
       ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
   });
   const conversation = parseTranscript(query) ?? { latestUserMessage: query };
-  let offered = await router.select(conversation, top === undefined ? {} : { topK: top });
+  const only = checkServerNames(config, flags.server, ctx.configFile());
+  let offered = only
+    ? // The agent's ranking of the whole catalog, kept to those servers, cut to k.
+      (await router.select(conversation, { topK: Math.max(router.size, 1) }))
+        .filter((tool) => only.includes(tool.server))
+        .slice(0, top ?? section?.topK ?? DEFAULT_TOP_K)
+    : await router.select(conversation, top === undefined ? {} : { topK: top });
   // A catalog small enough to be offered whole: --top shows its best k.
   if (top !== undefined && offered.every((tool) => tool.reason === "all")) offered = offered.slice(0, top);
   const fallback = offered.filter((tool) => tool.reason === "fallback");
