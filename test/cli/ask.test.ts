@@ -85,8 +85,10 @@ describe("switchyard ask", () => {
     }));
     const { code, stdout, stderr } = await runCli(["--config", config, "ask", "--max-steps", "2", "Loop."]);
     expect(code).toBe(1);
-    expect(stdout).toContain("Stopped after 2 steps");
+    // Not an answer: nothing on stdout; why it stopped on stderr.
+    expect(stdout).toBe("");
     expect(stderr).toContain("the agent stopped (max_steps)");
+    expect(stderr).toContain("Stopped after 2 steps");
   });
 
   it("exits 2 and says how to configure a model when there is none", async () => {

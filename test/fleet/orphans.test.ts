@@ -27,7 +27,13 @@ function markedFleet() {
   });
   writeFileSync(
     file,
-    JSON.stringify({ mcpServers: { a: server("a"), b: server("b", "--ignore-sigterm"), c: server("c") } }),
+    JSON.stringify({
+      mcpServers: {
+        a: { ...server("a"), namespace: false },
+        b: server("b", "--ignore-sigterm"),
+        c: server("c"),
+      },
+    }),
   );
   return { marker, file };
 }
@@ -85,7 +91,8 @@ describe("no orphan processes", () => {
       const { marker, file } = markedFleet();
       const cli = spawn(
         NODE,
-        [CLI, "--config", file, "--log-level", "debug", "call", "a_sleep", '{"ms":60000}'],
+        // `sleep` names no server (a has no namespace): `call` starts the whole fleet to find it.
+        [CLI, "--config", file, "--log-level", "debug", "call", "sleep", '{"ms":60000}'],
         {
           cwd: ROOT,
           stdio: ["ignore", "pipe", "pipe"],
