@@ -18,12 +18,15 @@ import { isConnectionLoss } from "./call-errors.js";
 import { launchHttpServer } from "./launcher.js";
 import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
+import { fetchWithIdleStreams } from "./stream-fetch.js";
 import { tapTransport } from "./tap-transport.js";
 
 /** What Switchyard tells servers about itself. */
 export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
 /** The first version of the protocol negotiated with `server/discover` rather than `initialize`. */
 const FIRST_DISCOVER_VERSION = "2026-07-28";
+/** A timer that only holds the event loop: it need not fire before it is cleared. */
+const HOLD_INTERVAL_MS = 2 ** 30;
 
 /** MCP's log levels (syslog's) on ours. */
 const SERVER_LOG_LEVELS: Record<string, "debug" | "info" | "warn" | "error"> = {
@@ -115,6 +118,9 @@ export class ServerSession {
     const started = performance.now();
     const deadline = AbortSignal.timeout(this.#config.connectTimeoutMs);
     const openSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    // Connecting is work in flight, even while all it waits for is the first event of an unref'd
+    // stream (legacy SSE sends its endpoint there): hold the event loop until it is done.
+    const holdEventLoop = setInterval(() => {}, HOLD_INTERVAL_MS);
     try {
       await this.#establish(openSignal);
       this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
@@ -125,6 +131,8 @@ export class ServerSession {
         : new Error(this.#describeFailure(error), { cause: error });
       await this.close();
       throw failure;
+    } finally {
+      clearInterval(holdEventLoop);
     }
   }
 
@@ -268,7 +276,8 @@ export class ServerSession {
 
   #httpTransport(kind: "http" | "sse", url: URL): Transport {
     const headers = this.#config.headers;
-    const withHeaders = createFetchWithInit(fetch, { headers });
+    // The streams that stay open for server-to-client messages do not hold the event loop.
+    const withHeaders = createFetchWithInit(fetchWithIdleStreams(fetch), { headers });
     this.#refusal = undefined;
     // Remember a 401/403 and its challenge: the SDK's errors for them carry neither reliably.
     const fetchWithHeaders: FetchLike = async (input, init) => {
