@@ -183,11 +183,13 @@ export function readableFailure(error: unknown): string {
   const system = findCause(
     error,
     (cause): cause is Error & { code: string } =>
-      cause instanceof Error && /^E[A-Z]+$/.test(String((cause as { code?: unknown }).code)),
+      cause instanceof Error &&
+      /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(String((cause as { code?: unknown }).code)),
   );
   const message = messageOf(error);
   if (/fetch failed|SSE error|terminated/i.test(message)) {
-    if (system) return system.message;
+    if (system)
+      return system.message.includes(system.code) ? system.message : `${system.message} (${system.code})`;
     // Some transports keep only the text of the cause: `… fetch failed: connect ECONNREFUSED 127.0.0.1:9`.
     const quoted = /((?:connect |getaddrinfo )?E[A-Z]{3,}\b[^;]*)$/.exec(message)?.[1];
     if (quoted) return quoted;
