@@ -65,7 +65,7 @@ export {
   defaultAnchor,
   shapeResult,
 } from "./context/shape-result.js";
-export { type ErrorCode, isSwitchyardError, SwitchyardError } from "./errors.js";
+export { closestNames, type ErrorCode, isSwitchyardError, SwitchyardError } from "./errors.js";
 export type { ServerState, ServerStatus } from "./fleet/connection.js";
 export type {
   ChatMessage,

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_SUGGESTIONS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
+import { closestNames } from "../errors.js";
 import { globMatcher } from "./glob.js";
 import { assignToolName, baseToolName } from "./naming.js";
 
@@ -187,16 +188,7 @@ export class Catalog {
 
   /** Catalog names that are closest to `name`, for "did you mean" messages. */
   suggest(name: string, limit = DEFAULT_MAX_SUGGESTIONS): string[] {
-    const wanted = name.toLowerCase();
-    const scored = [...this.#entries.values()]
-      .map((entry) => ({ name: entry.name, score: similarity(wanted, entry.name.toLowerCase()) }))
-      .sort((a, b) => b.score - a.score);
-    // Only names about as close as the closest one: a shared prefix alone is not a suggestion.
-    const floor = Math.max(0.5, (scored[0]?.score ?? 0) * 0.8);
-    return scored
-      .filter((candidate) => candidate.score >= floor)
-      .slice(0, limit)
-      .map((candidate) => candidate.name);
+    return closestNames(name, [...this.#entries.keys()], limit);
   }
 }
 
@@ -229,16 +221,4 @@ function sameEntry(a: CatalogEntry, b: CatalogEntry): boolean {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Dice coefficient over character bigrams: cheap and good enough for typos. */
-function similarity(a: string, b: string): number {
-  const grams = (s: string) =>
-    new Set(Array.from({ length: Math.max(s.length - 1, 0) }, (_, i) => s.slice(i, i + 2)));
-  const left = grams(a);
-  const right = grams(b);
-  if (left.size === 0 || right.size === 0) return a === b ? 1 : 0;
-  let shared = 0;
-  for (const gram of left) if (right.has(gram)) shared += 1;
-  return (2 * shared) / (left.size + right.size);
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { SwitchyardError } from "../errors.js";
+import { editDistance, SwitchyardError } from "../errors.js";
 import { parseYaml } from "../lazy-require.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -296,19 +296,6 @@ function closestKey(key: string, known: ReadonlySet<string>): string | undefined
       best = { key: candidate, distance };
   }
   return best?.key;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 function invalid(where: string, expected: string): SwitchyardError {

@@ -1,6 +1,5 @@
 import {
   Client,
-  createFetchWithInit,
   type FetchLike,
   SdkError,
   SdkErrorCode,
@@ -277,7 +276,14 @@ export class ServerSession {
   #httpTransport(kind: "http" | "sse", url: URL): Transport {
     const headers = this.#config.headers;
     // The streams that stay open for server-to-client messages do not hold the event loop.
-    const withHeaders = createFetchWithInit(fetchWithIdleStreams(fetch), { headers });
+    const base = fetchWithIdleStreams(fetch);
+    // The config's headers on every request, under the SDK's own (which already carry them, in lower
+    // case): merged by name whatever its case, so that none is sent twice ("Bearer t, Bearer t").
+    const withHeaders: FetchLike = (input, init) => {
+      const merged = new Headers(headers);
+      for (const [name, value] of new Headers(init?.headers)) merged.set(name, value);
+      return base(input, { ...init, headers: merged });
+    };
     this.#refusal = undefined;
     // Remember a 401/403 and its challenge: the SDK's errors for them carry neither reliably.
     const fetchWithHeaders: FetchLike = async (input, init) => {

@@ -1,6 +1,6 @@
 import type { ToolResult } from "../calls/normalize.js";
 import { type JsonSchema, validateArguments } from "../calls/validate.js";
-import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import { editDistance, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import {
   type CallRecord,
   elapsedMs,
@@ -379,23 +379,6 @@ function nearestName(name: string, candidates: readonly string[]): string | unde
     if (!best || distance < best.distance) best = { name: candidate, distance };
   }
   return best && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.name : undefined;
-}
-
-/** Levenshtein distance: insertions, deletions and substitutions of one character. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 function planInput(plan: Plan, given: Record<string, unknown>): Record<string, unknown> {

@@ -8,7 +8,7 @@ import { formatTable } from "../table.js";
 import { PACKAGE } from "../version.js";
 import { describeEvent } from "./ask.js";
 import { renderTrace } from "./run.js";
-import { renderServers, type ServerHeadings } from "./servers.js";
+import { renderServers, SERVER_HEADINGS, type ServerHeadings } from "./servers.js";
 
 const examples = (file: string) => fileURLToPath(new URL(`../../../examples/${file}`, import.meta.url));
 /** The bundled example fleet and the after-sales plan, shipped with the package. */
@@ -77,21 +77,7 @@ export function demoLanguage(env: NodeJS.ProcessEnv = process.env): "en" | "zh" 
 
 const DEMO_TEXT = {
   en: {
-    servers: {
-      server: "SERVER",
-      status: "STATUS",
-      transport: "TRANSPORT",
-      protocol: "PROTOCOL",
-      tools: "TOOLS",
-      connect: "CONNECT",
-      error: "ERROR",
-      restarts: "RESTARTS",
-      health: "HEALTH",
-      breaker: "BREAKER",
-      inFlight: "IN FLIGHT",
-      queued: "QUEUED",
-      none: "no servers in the example fleet",
-    } satisfies ServerHeadings,
+    servers: { ...SERVER_HEADINGS, none: "no servers in the example fleet" } satisfies ServerHeadings,
     catalog: (tools: number, question: string) => `${tools} tools in the catalog. Question: ${question}`,
     agent: (model: string) => `Answering with the agent (model ${model}).`,
     plan: "No model configured: running the declared plan examples/after-sales.plan.yaml.",

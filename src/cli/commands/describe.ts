@@ -1,8 +1,9 @@
 import type { CatalogEntry } from "../../index.js";
+import { closestNames } from "../../index.js";
 import { readCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
-import { closestNames } from "../suggest.js";
+
 import { formatTable, wrap } from "../table.js";
 import { connectFor } from "./call.js";
 

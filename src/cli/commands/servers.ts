@@ -1,9 +1,10 @@
 import path from "node:path";
 import type { ServerInfo, SwitchyardConfig } from "../../index.js";
+import { closestNames } from "../../index.js";
 import { writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
-import { closestNames } from "../suggest.js";
+
 import { firstLine, formatTable } from "../table.js";
 
 /** Flags of `servers`. */
@@ -89,7 +90,8 @@ export type ServerHeadings = Record<
   string
 > & { none: string };
 
-const HEADINGS: ServerHeadings = {
+/** The `servers` table's column headings (English). */
+export const SERVER_HEADINGS: ServerHeadings = {
   server: "SERVER",
   status: "STATUS",
   transport: "TRANSPORT",
@@ -143,7 +145,7 @@ export function renderServers(
   states: ServerView[],
   options: { wide?: boolean; headings?: ServerHeadings } = {},
 ): string {
-  const headings = options.headings ?? HEADINGS;
+  const headings = options.headings ?? SERVER_HEADINGS;
   const columns = COLUMNS.filter(
     (column) =>
       !column.quietWhen ||
