@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { DEFAULT_STDIO_PROBE_WAIT_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
-import { isSwitchyardError, messageOf, readableFailure, SwitchyardError } from "../errors.js";
+import { isSwitchyardError, readableFailure, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isConnectionLoss } from "./call-errors.js";
