@@ -39,6 +39,13 @@ export { normalizeResult, type ToolResult } from "./calls/normalize.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";
 export { baseToolName, namespaceLabel, TOOL_NAME_PATTERN, toolNamePrefix } from "./catalog/naming.js";
+export type {
+  ElicitationAnswer,
+  ElicitationHandler,
+  ElicitationRequest,
+  SamplingApproval,
+  SamplingRequest,
+} from "./client-answers.js";
 export {
   type ConfigInput,
   DEFAULT_CALL_TIMEOUT_MS,

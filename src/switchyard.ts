@@ -3,11 +3,14 @@ import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./call
 import { ManagedServer, type ServerInfo } from "./calls/server.js";
 import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
 import { baseToolName } from "./catalog/naming.js";
+import { clientAnswers, type ElicitationHandler, type SamplingApproval } from "./client-answers.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { SwitchyardError } from "./errors.js";
 import type { ServerState } from "./fleet/connection.js";
 import { Fleet } from "./fleet/fleet.js";
+import type { ModelProvider } from "./models/model.js";
+import { resolveModel } from "./models/resolve.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { type Logger, silentLogger } from "./telemetry/logger.js";
 import type { WireSink } from "./telemetry/wire-trace.js";
@@ -30,6 +33,22 @@ export interface SwitchyardOptions {
   observer?: Observer;
   /** Steps every call goes through (policy, audit, …), in order; more can be added with `use`. */
   interceptors?: CallInterceptor[];
+  /**
+   * Answers servers that ask the user something (`elicitation/create`, pushed by 2025 servers or
+   * embedded in a 2026-07-28 `input_required` result). Given, the `elicitation` capability is declared
+   * (form mode; URL mode too with `elicitationUrl`); absent, nothing is declared and such tools fail
+   * with `CAPABILITY_MISSING`. Accepted content gets the schema's defaults and is validated against it.
+   */
+  onElicitation?: ElicitationHandler;
+  /** `onElicitation` can send the user to a URL: declare URL mode as well; default false. */
+  elicitationUrl?: boolean;
+  /**
+   * Approves each `sampling/createMessage` request before the model answers it. Sampling is declared
+   * only with this hook and a model (`samplingModel`, else the config's `model` section or environment).
+   */
+  onSampling?: SamplingApproval;
+  /** The model that answers sampling requests; default: the configured model, when there is one. */
+  samplingModel?: ModelProvider;
 }
 
 /** A tool as `tools()` lists it. */
@@ -115,6 +134,14 @@ export class Switchyard implements AsyncDisposable {
       ...(options.wireTrace ? { wire: options.wireTrace } : {}),
       ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
       onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
+      requests: clientAnswers({
+        logger,
+        roots: config.roots ?? [config.baseDir],
+        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+        ...(options.elicitationUrl !== undefined ? { elicitationUrl: options.elicitationUrl } : {}),
+        ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+        ...samplingModel(config, options),
+      }),
       onStatus: (server, status, recovered) => {
         if (!servers) return; // the first connect: the catalog is loaded in one go, in order, after it
         if (recovered) servers.get(server)?.recovered();
@@ -271,4 +298,15 @@ function isResolved(config: unknown): config is SwitchyardConfig {
     Array.isArray((config as SwitchyardConfig).servers) &&
     typeof (config as SwitchyardConfig).baseDir === "string"
   );
+}
+
+/** The model for sampling requests: only when sampling is asked for and a model can be had. */
+function samplingModel(config: SwitchyardConfig, options: SwitchyardOptions): { model?: ModelProvider } {
+  if (!options.onSampling) return {};
+  if (options.samplingModel) return { model: options.samplingModel };
+  try {
+    return { model: resolveModel(config.model ? { section: config.model } : {}) };
+  } catch {
+    return {}; // no model configured: sampling is not offered
+  }
 }

@@ -109,6 +109,14 @@ export const DEFAULT_MODEL_RETRY_BASE_MS = 500;
 /** Longest wait between two tries of a model request (a `Retry-After` longer than this is cut). */
 export const DEFAULT_MODEL_MAX_RETRY_DELAY_MS = 10_000;
 
+// --- What the client offers servers ---------------------------------------------------------
+
+/**
+ * The folders servers are told they may work in (`roots`, answered on `roots/list`), relative to the
+ * config's folder (a config object: the working directory, or `baseDir`).
+ */
+export const DEFAULT_ROOTS: readonly string[] = Object.freeze(["."]);
+
 // --- The agent and plans ---------------------------------------------------------------------
 
 /** Model turns an agent run may take (`agent.maxSteps`, `--max-steps`). */

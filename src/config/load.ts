@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_RESTART,
   DEFAULT_RETRY,
+  DEFAULT_ROOTS,
   DEFAULT_VERSION_NEGOTIATION,
 } from "./defaults.js";
 import { type ConfigInput, inputVariable, interpolate, usedInputs } from "./interpolate.js";
@@ -83,6 +84,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.model) config.model = top.model;
   if (top.agent) config.agent = top.agent;
   if (top.routing) config.routing = top.routing;
+  config.roots = (top.roots ?? DEFAULT_ROOTS).map((folder) => path.resolve(baseDir, folder));
   return config;
 }
 

@@ -155,6 +155,11 @@ export const configFileSchema = z.object({
   model: modelSchema.optional(),
   agent: agentSchema.optional(),
   routing: routingSchema.optional(),
+  roots: z
+    .array(z.string().min(1, "expected a non-empty folder path"), {
+      error: 'expected a list of folders, such as ["./data"]',
+    })
+    .optional(),
 });
 
 export type VersionNegotiation = z.infer<typeof versionNegotiation>;
@@ -201,6 +206,8 @@ export interface SwitchyardConfig {
   routing?: z.infer<typeof routingSchema>;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
+  /** Absolute folders offered to servers as roots (`roots/list`); absent: `baseDir` alone. */
+  roots?: string[];
   /** Unknown keys that were ignored, as `path: message` lines. */
   warnings: string[];
 }

@@ -6,6 +6,7 @@ import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardE
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isRefused, toCallError } from "./call-errors.js";
+import type { ClientRequests } from "./client-requests.js";
 import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
 
 export { CLIENT_INFO } from "./session.js";
@@ -53,6 +54,8 @@ export interface ConnectionHooks {
    * failed (a restart or a reconnect finished the handshake and listed its tools).
    */
   onStatus?: (server: string, status: ServerStatus, recovered: boolean) => void;
+  /** What the client answers when the server asks (elicitation, roots, sampling). */
+  requests?: ClientRequests;
 }
 
 /** A progress notification of a call: how far it is, of how much, and what it is doing. */
@@ -308,6 +311,7 @@ export class ServerConnection {
         onNoise: (line) => this.#noise(line),
         onToolsChanged: (error, tools) => this.#toolsChanged(session, error, tools),
         onLost: () => this.#lost(session),
+        ...(this.#hooks.requests ? { requests: this.#hooks.requests } : {}),
       },
       this.#negotiated !== undefined ? { versionNegotiation: this.#negotiated } : {},
     );

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
+import type { ClientRequests } from "./client-requests.js";
 import { type ConnectionHooks, ServerConnection, type ServerState } from "./connection.js";
 
 export interface FleetOptions {
@@ -11,6 +12,8 @@ export interface FleetOptions {
   onSettled?: (state: ServerState, settled: number, total: number) => void;
   onToolsChanged?: (server: string, tools: Tool[]) => void;
   onStatus?: ConnectionHooks["onStatus"];
+  /** What the client answers when a server asks (elicitation, roots, sampling). */
+  requests?: ClientRequests;
 }
 
 /**
@@ -31,6 +34,7 @@ export class Fleet {
           ...(options.wire ? { wire: options.wire } : {}),
           ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
           ...(options.onStatus ? { onStatus: options.onStatus } : {}),
+          ...(options.requests ? { requests: options.requests } : {}),
         }),
       ]),
     );

@@ -14,6 +14,7 @@ import { isSwitchyardError, readableFailure, SwitchyardError } from "../errors.j
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isConnectionLoss } from "./call-errors.js";
+import { type ClientRequests, clientCapabilities, registerClientRequests } from "./client-requests.js";
 import { launchHttpServer } from "./launcher.js";
 import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
@@ -48,6 +49,8 @@ export interface SessionHooks {
   onToolsChanged: (error: Error | null, tools: Tool[] | null) => void;
   /** The connection or the server's process went away. */
   onLost: () => void;
+  /** What the client answers when the server asks (elicitation, roots, sampling); declared only when given. */
+  requests?: ClientRequests;
 }
 
 export interface SessionOptions {
@@ -214,11 +217,12 @@ export class ServerSession {
   ): Promise<void> {
     this.#kind = kind;
     const client = new Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: clientCapabilities(this.#hooks.requests),
       versionNegotiation: { mode, probe: { timeoutMs: this.#probeWaitMs(kind) } },
       listChanged: { tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) } },
     });
     this.#client = client;
+    registerClientRequests(client, this.#config.name, this.#hooks.requests);
     // A server's log messages go to our logger, at their level, tagged with the server (the logger's).
     client.setNotificationHandler("notifications/message", ({ params }) => {
       const { level, logger, data } = params;

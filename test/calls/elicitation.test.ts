@@ -1,0 +1,198 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ElicitationRequest,
+  isSwitchyardError,
+  type SamplingRequest,
+  Switchyard,
+  type SwitchyardOptions,
+  type ToolResult,
+} from "../../src/index.js";
+import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { NODE, ROOT } from "../helpers.js";
+
+const ASKING_SERVER = `${ROOT}test/fixtures/asking-server.mjs`;
+const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
+
+const opened: Array<Switchyard | ScriptedOpenAIServer> = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((open) => open.close()));
+});
+
+/** Both protocol eras: 2025 push-style requests (`legacy`) and 2026-07-28 `input_required` (`auto`). */
+const ERAS = [
+  { era: "legacy", versionNegotiation: "legacy" },
+  { era: "modern", versionNegotiation: "auto" },
+] as const;
+
+async function yardOf(config: Record<string, unknown>, options: SwitchyardOptions = {}) {
+  const yard = await Switchyard.connect(config, options);
+  opened.push(yard);
+  for (const server of yard.servers()) expect(server.status, server.error).toBe("ready");
+  return yard;
+}
+
+function asking(versionNegotiation: string, more: Record<string, unknown> = {}) {
+  return { mcpServers: { a: { command: NODE, args: [ASKING_SERVER], versionNegotiation } }, ...more };
+}
+
+function answerOf(result: ToolResult): Record<string, unknown> {
+  expect(result.isError, result.text).toBe(false);
+  return JSON.parse(result.text) as Record<string, unknown>;
+}
+
+describe.each(ERAS)("elicitation ($era)", ({ era, versionNegotiation }) => {
+  it("accepted: the handler sees the form, the server gets the content with the schema's defaults", async () => {
+    const asked: ElicitationRequest[] = [];
+    const yard = await yardOf(asking(versionNegotiation), {
+      onElicitation: async (request) => {
+        asked.push(request);
+        return { action: "accept", content: { name: "Ada", newsletter: true } };
+      },
+    });
+    const answer = answerOf(await yard.callTool("a_profile", {}));
+    expect(answer).toEqual({
+      era,
+      action: "accept",
+      content: { name: "Ada", newsletter: true, age: 30, color: "green" },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ server: "a", mode: "form", message: "Who are you?" });
+    expect(asked[0]!.requestedSchema).toMatchObject({ required: ["name"] });
+  });
+
+  it("content is coerced and checked against the schema: what does not fit is cancelled", async () => {
+    let content: Record<string, unknown> = { name: "Ada", age: "41" };
+    const yard = await yardOf(asking(versionNegotiation), {
+      onElicitation: async () => ({ action: "accept", content }),
+    });
+    expect(answerOf(await yard.callTool("a_profile", {}))).toMatchObject({
+      action: "accept",
+      content: { name: "Ada", age: 41, color: "green" },
+    });
+    content = { age: 200 }; // no name, and too old
+    expect(answerOf(await yard.callTool("a_profile", {}))).toEqual({ era, action: "cancel", content: null });
+  });
+
+  it("declined and cancelled reach the server as such, without content", async () => {
+    const actions = ["decline", "cancel"] as const;
+    let next = 0;
+    const yard = await yardOf(asking(versionNegotiation), {
+      onElicitation: async () => ({ action: actions[next++]!, content: { name: "ignored" } }),
+    });
+    expect(answerOf(await yard.callTool("a_profile", {}))).toEqual({ era, action: "decline", content: null });
+    expect(answerOf(await yard.callTool("a_profile", {}))).toEqual({ era, action: "cancel", content: null });
+  });
+
+  it("URL mode is offered only when the handler says it can open URLs", async () => {
+    const asked: ElicitationRequest[] = [];
+    const yard = await yardOf(asking(versionNegotiation), {
+      onElicitation: async (request) => {
+        asked.push(request);
+        return { action: "accept" };
+      },
+      elicitationUrl: true,
+    });
+    expect(answerOf(await yard.callTool("a_visit", {}))).toEqual({ era, action: "accept" });
+    expect(asked[0]).toMatchObject({
+      mode: "url",
+      message: "Connect your account",
+      url: "https://example.com/connect",
+    });
+
+    const formOnly = await yardOf(asking(versionNegotiation), {
+      onElicitation: async () => ({ action: "accept" }),
+    });
+    const refused = await formOnly.callTool("a_visit", {}).then(
+      (result) => result,
+      (error: unknown) => error,
+    );
+    // The SDK client refuses a URL request it did not declare: the tool fails, one way or the other.
+    expect(isSwitchyardError(refused) || (refused as ToolResult).isError, JSON.stringify(refused)).toBe(true);
+  });
+
+  it("roots: the config's folders, as file:// URIs (default: the config's folder)", async () => {
+    const yard = await yardOf(asking(versionNegotiation, { roots: ["./test/fixtures", "/srv/shared"] }), {
+      baseDir: ROOT,
+    });
+    expect(answerOf(await yard.callTool("a_roots", {}))).toEqual({
+      era,
+      roots: [pathToFileURL(path.join(ROOT, "test/fixtures")).href, pathToFileURL("/srv/shared").href],
+    });
+    const defaulted = await yardOf(asking(versionNegotiation), { baseDir: ROOT });
+    expect(answerOf(await defaulted.callTool("a_roots", {}))).toEqual({
+      era,
+      roots: [pathToFileURL(path.resolve(ROOT)).href],
+    });
+  });
+
+  it("sampling: approved requests go to the configured model, refused ones never reach it", async () => {
+    const model = await startScriptedOpenAIServer([{ content: "It is short." }]);
+    opened.push(model);
+    const approvals: SamplingRequest[] = [];
+    let approve = true;
+    const yard = await yardOf(asking(versionNegotiation, { model: { baseURL: model.baseURL, name: "m" } }), {
+      onSampling: (request) => {
+        approvals.push(request);
+        return approve;
+      },
+    });
+    expect(answerOf(await yard.callTool("a_summarize", { text: "a long story" }))).toEqual({
+      era,
+      model: "m",
+      text: "It is short.",
+    });
+    expect(approvals[0]).toMatchObject({
+      server: "a",
+      systemPrompt: "You summarize.",
+      messages: [{ role: "user", text: "Summarize: a long story" }],
+      maxTokens: 100,
+    });
+    expect(model.requests[0]!.messages).toEqual([
+      { role: "system", content: "You summarize." },
+      { role: "user", content: "Summarize: a long story" },
+    ]);
+
+    approve = false;
+    const refused = await yard.callTool("a_summarize", { text: "again" }).then(
+      (result) => result,
+      (error: unknown) => error,
+    );
+    if (era === "modern") {
+      expect(isSwitchyardError(refused, "POLICY_DENIED")).toBe(true);
+      expect(refused).toMatchObject({ serverFault: false, delivery: "final" });
+    } else expect((refused as ToolResult).isError).toBe(true);
+    expect(
+      String((refused as { message?: string; text?: string }).message ?? (refused as ToolResult).text),
+    ).toMatch(/declined the sampling request/);
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("without a handler", () => {
+  it("nothing is declared: on 2026-07-28 an eliciting tool fails with CAPABILITY_MISSING", async () => {
+    const yard = await yardOf({ mcpServers: { n: { command: NODE, args: [NEEDY_SERVER] } } });
+    const error = await yard.callTool("n_confirm", {}).catch((e: unknown) => e);
+    expect(isSwitchyardError(error, "CAPABILITY_MISSING"), String(error)).toBe(true);
+    expect((error as { capability?: string }).capability).toMatch(/elicitation/);
+  });
+
+  it("nothing is declared: a 2025 server is told so and its tool answers with an error", async () => {
+    const yard = await yardOf({
+      mcpServers: { n: { command: NODE, args: [NEEDY_SERVER], versionNegotiation: "legacy" } },
+    });
+    const result = await yard.callTool("n_confirm", {});
+    expect(result).toMatchObject({ isError: true, text: "Client does not support form elicitation." });
+  });
+
+  it("sampling is not declared without the approval hook, even with a model", async () => {
+    const model = await startScriptedOpenAIServer([{ content: "never" }]);
+    opened.push(model);
+    const yard = await yardOf(asking("auto", { model: { baseURL: model.baseURL, name: "m" } }));
+    const error = await yard.callTool("a_summarize", { text: "x" }).catch((e: unknown) => e);
+    expect(isSwitchyardError(error, "CAPABILITY_MISSING"), String(error)).toBe(true);
+    expect((error as { capability?: string }).capability).toMatch(/sampling/);
+    expect(model.requests).toHaveLength(0);
+  });
+});
