@@ -8,8 +8,9 @@ import { readSync, writeSync } from "node:fs";
 export function promptSync(question: string, options: { password?: boolean } = {}): string | undefined {
   const stdin = process.stdin;
   if (!stdin.isTTY) return undefined;
-  writeSync(2, question);
+  // Raw mode before the question shows: whatever is typed from then on is never echoed by the terminal.
   stdin.setRawMode(true);
+  writeSync(2, question);
   const chars: string[] = [];
   const buffer = Buffer.alloc(256);
   const decoder = new TextDecoder();
