@@ -239,3 +239,19 @@ function isNetworkFailure(error: unknown): boolean {
     ) !== undefined
   );
 }
+
+/**
+ * {@link toCallError} for a request that is not a tool call (`resources/read`, `prompts/get`,
+ * `resources/subscribe`): the same classification, a message that names the request, and no `tool`.
+ */
+export function toRequestError(
+  error: unknown,
+  context: Omit<CallErrorContext, "tool"> & { request: string },
+): SwitchyardError {
+  const { request, ...rest } = context;
+  const failure = toCallError(error, { ...rest, tool: request });
+  const { tool: _tool, ...details } = failure.details();
+  const copy = new SwitchyardError(failure.code, failure.message, details);
+  if (failure.stack !== undefined) copy.stack = failure.stack;
+  return copy;
+}

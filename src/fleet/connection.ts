@@ -1,11 +1,22 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/client";
+import type {
+  CallToolResult,
+  Client,
+  GetPromptResult,
+  McpSubscription,
+  Prompt,
+  ReadResourceResult,
+  RequestOptions,
+  Resource,
+  ResourceTemplateType,
+  Tool,
+} from "@modelcontextprotocol/client";
 import { DEFAULT_RESTART_STABLE_AFTER_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind } from "../config/schema.js";
 import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
-import { isRefused, toCallError } from "./call-errors.js";
+import { isRefused, toCallError, toRequestError } from "./call-errors.js";
 import type { ClientRequests } from "./client-requests.js";
 import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
 
@@ -54,6 +65,16 @@ export interface ConnectionHooks {
    * failed (a restart or a reconnect finished the handshake and listed its tools).
    */
   onStatus?: (server: string, status: ServerStatus, recovered: boolean) => void;
+  /** The server's resources or resource templates changed (after `resources/list_changed`, or a restart). */
+  onResourcesChanged?: (
+    server: string,
+    resources: Resource[],
+    resourceTemplates: ResourceTemplateType[],
+  ) => void;
+  /** The server's prompts changed (after `prompts/list_changed`, or a restart). */
+  onPromptsChanged?: (server: string, prompts: Prompt[]) => void;
+  /** A resource the server was subscribed to changed (`notifications/resources/updated`). */
+  onResourceUpdated?: (server: string, uri: string) => void;
   /** What the client answers when the server asks (elicitation, roots, sampling). */
   requests?: ClientRequests;
 }
@@ -91,6 +112,13 @@ export class ServerConnection {
   /** What the server negotiated in its last life: a restart opens with it and does not probe again. */
   #negotiated: SessionOptions["versionNegotiation"];
   #tools: Tool[] = [];
+  #resources: Resource[] = [];
+  #resourceTemplates: ResourceTemplateType[] = [];
+  #prompts: Prompt[] = [];
+  /** Resources subscribed to (`resources/subscribe`): a restart subscribes to them again. */
+  readonly #subscribed = new Set<string>();
+  /** On the 2026-07-28 revision, the `subscriptions/listen` stream that carries those subscriptions. */
+  #listening: McpSubscription | undefined;
   #connectMs: number | undefined;
   #error: string | undefined;
   #errorCode: ErrorCode | undefined;
@@ -126,6 +154,25 @@ export class ServerConnection {
   /** The tools the server listed, all pages, unfiltered. */
   get tools(): readonly Tool[] {
     return this.#tools;
+  }
+
+  /** The resources the server listed, all pages (none when it does not offer resources). */
+  get resources(): readonly Resource[] {
+    return this.#resources;
+  }
+
+  get resourceTemplates(): readonly ResourceTemplateType[] {
+    return this.#resourceTemplates;
+  }
+
+  /** The prompts the server listed, all pages (none when it does not offer prompts). */
+  get prompts(): readonly Prompt[] {
+    return this.#prompts;
+  }
+
+  /** Whether the server offers `resources/subscribe` (its capabilities say `resources.subscribe`). */
+  get offersSubscriptions(): boolean {
+    return this.#session?.client?.getServerCapabilities()?.resources?.subscribe === true;
   }
 
   /** The server's `instructions` from the handshake, if any. */
@@ -245,6 +292,131 @@ export class ServerConnection {
   }
 
   /**
+   * Read one resource (`resources/read`): exactly one attempt, after waiting through a restart if one
+   * is under way; failures come back classified, as for tool calls.
+   * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`, …
+   */
+  readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.#request(`resources/read ${uri}`, (client, o) => client.readResource({ uri }, o), options);
+  }
+
+  /** Get one prompt's messages (`prompts/get`) by the server's own name: exactly one attempt. */
+  getPrompt(name: string, args: Record<string, string>, options: CallOptions = {}): Promise<GetPromptResult> {
+    return this.#request(
+      `prompts/get ${name}`,
+      (client, o) => client.getPrompt({ name, arguments: args }, o),
+      options,
+    );
+  }
+
+  /**
+   * Subscribe to a resource's updates (`resources/subscribe`); they come through `onResourceUpdated`.
+   * A restart subscribes again.
+   * @throws SwitchyardError `CAPABILITY_MISSING` (`capability: "resources.subscribe"`) when the server
+   *   does not offer subscriptions; else as {@link readResource}.
+   */
+  async subscribeResource(uri: string, options: CallOptions = {}): Promise<void> {
+    await this.#request(
+      `resources/subscribe ${uri}`,
+      async (client, o) => {
+        if (client.getServerCapabilities()?.resources?.subscribe !== true) {
+          throw new SwitchyardError(
+            "CAPABILITY_MISSING",
+            `server ${this.name} does not offer resource subscriptions (resources.subscribe); ${uri} cannot be watched`,
+            { server: this.name, capability: "resources.subscribe", delivery: "final", serverFault: false },
+          );
+        }
+        if (client.getDiscoverResult() !== undefined)
+          return this.#listen(client, [...this.#subscribed, uri], o);
+        return client.subscribeResource({ uri }, o);
+      },
+      options,
+    );
+    this.#subscribed.add(uri);
+  }
+
+  /**
+   * The 2026-07-28 revision has no `resources/subscribe`: one `subscriptions/listen` stream carries
+   * every subscribed URI. It is opened anew for a new set, then the old one is closed.
+   */
+  async #listen(client: Client, uris: string[], options: RequestOptions = {}): Promise<void> {
+    const previous = this.#listening;
+    this.#listening = uris.length ? await client.listen({ resourceSubscriptions: uris }, options) : undefined;
+    await previous?.close().catch(() => {});
+  }
+
+  /** Stop a resource's updates (`resources/unsubscribe`). */
+  async unsubscribeResource(uri: string, options: CallOptions = {}): Promise<void> {
+    if (!this.#subscribed.delete(uri)) return;
+    if (this.#status !== "ready") return; // nothing to tell a server that is not there
+    await this.#request(
+      `resources/unsubscribe ${uri}`,
+      async (client, o) => {
+        if (client.getDiscoverResult() !== undefined) return this.#listen(client, [...this.#subscribed], o);
+        return client.unsubscribeResource({ uri }, o);
+      },
+      options,
+    );
+  }
+
+  /** One request other than a tool call: one attempt, classified failures without a `tool`. */
+  async #request<T>(
+    request: string,
+    run: (client: Client, options: RequestOptions) => Promise<T>,
+    options: CallOptions,
+  ): Promise<T> {
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    let incident = this.#incident();
+    try {
+      await this.#ready(request, options.signal);
+      const session = this.#session!;
+      incident = this.#incident();
+      return await run(session.client!, {
+        timeout: timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      const failure = toRequestError(error, {
+        server: this.name,
+        request,
+        timeoutMs,
+        signal: options.signal,
+        incident,
+        unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
+      });
+      if (failure.code === "SERVER_UNAVAILABLE" && this.#session && isRefused(error))
+        this.#lost(this.#session);
+      throw failure;
+    }
+  }
+
+  /** Subscribe again, after a restart or reconnect, to what was subscribed to before. */
+  #resubscribe(): void {
+    const client = this.#session?.client;
+    this.#listening = undefined; // it went with the old session
+    if (!client || !this.offersSubscriptions || this.#subscribed.size === 0) return;
+    if (client.getDiscoverResult() !== undefined) {
+      this.#listen(client, [...this.#subscribed]).catch((error: unknown) =>
+        this.#log.warn({}, `could not subscribe again: ${messageOf(error)}`),
+      );
+      return;
+    }
+    for (const uri of this.#subscribed) {
+      client
+        .subscribeResource({ uri })
+        .catch((error: unknown) => this.#log.warn({ uri }, `could not subscribe again: ${messageOf(error)}`));
+    }
+  }
+
+  /** Tell the hooks of every list the server has, after a restart or a reconnect. */
+  #listsChanged(): void {
+    this.#hooks.onToolsChanged?.(this.name, this.#tools);
+    this.#hooks.onResourcesChanged?.(this.name, this.#resources, this.#resourceTemplates);
+    this.#hooks.onPromptsChanged?.(this.name, this.#prompts);
+    this.#resubscribe();
+  }
+
+  /**
    * Ask the server whether it is alive: a `ping`, or `server/discover` on the 2026-07-28 revision
    * (which has no `ping`).
    * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
@@ -286,7 +458,7 @@ export class ServerConnection {
     }
     this.#becomeReady(true);
     this.#log.info({ ms: this.#connectMs, tools: this.#tools.length, wasReady }, "reconnected");
-    this.#hooks.onToolsChanged?.(this.name, this.#tools);
+    this.#listsChanged();
     this.#startHealthChecks();
   }
 
@@ -311,6 +483,11 @@ export class ServerConnection {
         onNoise: (line) => this.#noise(line),
         onToolsChanged: (error, tools) => this.#toolsChanged(session, error, tools),
         onLost: () => this.#lost(session),
+        onResourcesChanged: (error, lists) => this.#resourcesChanged(session, error, lists),
+        onPromptsChanged: (error, prompts) => this.#promptsChanged(session, error, prompts),
+        onResourceUpdated: (uri) => {
+          if (session === this.#session) this.#hooks.onResourceUpdated?.(this.name, uri);
+        },
         ...(this.#hooks.requests ? { requests: this.#hooks.requests } : {}),
       },
       this.#negotiated !== undefined ? { versionNegotiation: this.#negotiated } : {},
@@ -320,6 +497,9 @@ export class ServerConnection {
     try {
       await session.open(signal);
       this.#tools = session.tools;
+      this.#resources = session.resources;
+      this.#resourceTemplates = session.resourceTemplates;
+      this.#prompts = session.prompts;
       this.#connectMs = session.connectMs;
       this.#negotiated = negotiationFor(session.client?.getNegotiatedProtocolVersion());
       return undefined;
@@ -399,7 +579,7 @@ export class ServerConnection {
         this.#errorCode = undefined;
         this.#becomeReady(true);
         this.#log.info({ restarts: this.#restarts }, "restarted");
-        this.#hooks.onToolsChanged?.(this.name, this.#tools);
+        this.#listsChanged();
         return;
       }
       this.#error = failure;
@@ -470,6 +650,33 @@ export class ServerConnection {
     this.#tools = tools;
     this.#log.info({ tools: tools.length }, "tool list changed");
     this.#hooks.onToolsChanged?.(this.name, tools);
+  }
+
+  #resourcesChanged(
+    session: ServerSession,
+    error: Error | null,
+    lists: { resources: Resource[]; resourceTemplates: ResourceTemplateType[] } | null,
+  ): void {
+    if (this.#status !== "ready" || session !== this.#session) return;
+    if (error || !lists) {
+      this.#log.warn({}, `could not refresh resources after list_changed: ${error ? error.message : "none"}`);
+      return;
+    }
+    this.#resources = lists.resources;
+    this.#resourceTemplates = lists.resourceTemplates;
+    this.#log.info({ resources: lists.resources.length }, "resource list changed");
+    this.#hooks.onResourcesChanged?.(this.name, lists.resources, lists.resourceTemplates);
+  }
+
+  #promptsChanged(session: ServerSession, error: Error | null, prompts: Prompt[] | null): void {
+    if (this.#status !== "ready" || session !== this.#session) return;
+    if (error || !prompts) {
+      this.#log.warn({}, `could not refresh prompts after list_changed: ${error ? error.message : "none"}`);
+      return;
+    }
+    this.#prompts = prompts;
+    this.#log.info({ prompts: prompts.length }, "prompt list changed");
+    this.#hooks.onPromptsChanged?.(this.name, prompts);
   }
 }
 

@@ -12,6 +12,9 @@ export interface FleetOptions {
   onSettled?: (state: ServerState, settled: number, total: number) => void;
   onToolsChanged?: (server: string, tools: Tool[]) => void;
   onStatus?: ConnectionHooks["onStatus"];
+  onResourcesChanged?: ConnectionHooks["onResourcesChanged"];
+  onPromptsChanged?: ConnectionHooks["onPromptsChanged"];
+  onResourceUpdated?: ConnectionHooks["onResourceUpdated"];
   /** What the client answers when a server asks (elicitation, roots, sampling). */
   requests?: ClientRequests;
 }
@@ -34,6 +37,9 @@ export class Fleet {
           ...(options.wire ? { wire: options.wire } : {}),
           ...(options.onToolsChanged ? { onToolsChanged: options.onToolsChanged } : {}),
           ...(options.onStatus ? { onStatus: options.onStatus } : {}),
+          ...(options.onResourcesChanged ? { onResourcesChanged: options.onResourcesChanged } : {}),
+          ...(options.onPromptsChanged ? { onPromptsChanged: options.onPromptsChanged } : {}),
+          ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
           ...(options.requests ? { requests: options.requests } : {}),
         }),
       ]),

@@ -1,6 +1,9 @@
 import {
   Client,
   type FetchLike,
+  type Prompt,
+  type Resource,
+  type ResourceTemplateType,
   SdkError,
   SdkErrorCode,
   SSEClientTransport,
@@ -49,6 +52,15 @@ export interface SessionHooks {
   onToolsChanged: (error: Error | null, tools: Tool[] | null) => void;
   /** The connection or the server's process went away. */
   onLost: () => void;
+  /** The server said its resources changed, and they (and its templates) were listed again. */
+  onResourcesChanged?: (
+    error: Error | null,
+    lists: { resources: Resource[]; resourceTemplates: ResourceTemplateType[] } | null,
+  ) => void;
+  /** The server said its prompts changed, and they were listed again. */
+  onPromptsChanged?: (error: Error | null, prompts: Prompt[] | null) => void;
+  /** `notifications/resources/updated`: a subscribed resource changed. */
+  onResourceUpdated?: (uri: string) => void;
   /** What the client answers when the server asks (elicitation, roots, sampling); declared only when given. */
   requests?: ClientRequests;
 }
@@ -85,6 +97,10 @@ export class ServerSession {
   #kind: TransportKind;
   #closed = false;
   tools: Tool[] = [];
+  /** Resources, resource templates and prompts, listed when the server's capabilities offer them. */
+  resources: Resource[] = [];
+  resourceTemplates: ResourceTemplateType[] = [];
+  prompts: Prompt[] = [];
   connectMs: number | undefined;
 
   constructor(config: ServerConfig, hooks: SessionHooks, options: SessionOptions = {}) {
@@ -126,6 +142,7 @@ export class ServerSession {
     try {
       await this.#establish(openSignal);
       this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
+      await this.#listResourcesAndPrompts(openSignal);
       this.connectMs = Math.round(performance.now() - started);
     } catch (error) {
       const failure = isSwitchyardError(error)
@@ -136,6 +153,54 @@ export class ServerSession {
     } finally {
       clearInterval(holdEventLoop);
     }
+  }
+
+  /**
+   * List every page of the server's resources, resource templates and prompts, each only when its
+   * capabilities offer it. A server that fails these lists still connects: its tools work; the
+   * failure is logged and the list left empty.
+   */
+  async #listResourcesAndPrompts(signal: AbortSignal): Promise<void> {
+    const client = this.#client!;
+    const offers = client.getServerCapabilities() ?? {};
+    const list = async <T>(what: string, run: () => Promise<T[]>): Promise<T[]> => {
+      try {
+        return await run();
+      } catch (error) {
+        if (signal.aborted) throw error;
+        this.#hooks.logger.warn({}, `could not list the server's ${what}: ${readableFailure(error)}`);
+        return [];
+      }
+    };
+    if (offers.resources) {
+      this.resources = await list(
+        "resources",
+        async () => (await client.listResources(undefined, { signal })).resources,
+      );
+      this.resourceTemplates = await list(
+        "resource templates",
+        async () => (await client.listResourceTemplates(undefined, { signal })).resourceTemplates,
+      );
+    }
+    if (offers.prompts)
+      this.prompts = await list(
+        "prompts",
+        async () => (await client.listPrompts(undefined, { signal })).prompts,
+      );
+  }
+
+  /** After `notifications/resources/list_changed`: the SDK listed the resources; list the templates too. */
+  async #resourcesChanged(error: Error | null, resources: Resource[] | null): Promise<void> {
+    if (error || !resources || !this.#client) return this.#hooks.onResourcesChanged?.(error, null);
+    let resourceTemplates = this.resourceTemplates;
+    try {
+      resourceTemplates = (await this.#client.listResourceTemplates()).resourceTemplates;
+    } catch (failure) {
+      this.#hooks.logger.debug({}, `could not list resource templates again: ${readableFailure(failure)}`);
+    }
+    this.resources = resources;
+    this.resourceTemplates = resourceTemplates;
+    this.#hooks.onResourcesChanged?.(null, { resources, resourceTemplates });
   }
 
   /** "what (exit code 3); stderr: last | lines", from what the process left behind. */
@@ -219,7 +284,11 @@ export class ServerSession {
     const client = new Client(CLIENT_INFO, {
       capabilities: clientCapabilities(this.#hooks.requests),
       versionNegotiation: { mode, probe: { timeoutMs: this.#probeWaitMs(kind) } },
-      listChanged: { tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) } },
+      listChanged: {
+        tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) },
+        resources: { onChanged: (error, resources) => void this.#resourcesChanged(error, resources) },
+        prompts: { onChanged: (error, prompts) => this.#hooks.onPromptsChanged?.(error, prompts) },
+      },
     });
     this.#client = client;
     registerClientRequests(client, this.#config.name, this.#hooks.requests);
@@ -232,6 +301,9 @@ export class ServerSession {
         text,
       );
     });
+    client.setNotificationHandler("notifications/resources/updated", ({ params }) =>
+      this.#hooks.onResourceUpdated?.(params.uri),
+    );
     const wired = this.#hooks.wire ? tapTransport(transport, this.#config.name, this.#hooks.wire) : transport;
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);
