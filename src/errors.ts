@@ -24,6 +24,10 @@
  *   its `outputSchema`): a fault of the tool, not of the arguments.
  * - `AUTH_REQUIRED`: the server refused the client (HTTP 401 or 403); `status` holds it and `challenge`
  *   the `WWW-Authenticate` header when the server sent one.
+ * - `RESOURCE_NOT_FOUND`: no server that can take requests lists that resource URI (or a template
+ *   matching it); the message has the closest URIs.
+ * - `RESOURCE_AMBIGUOUS`: several servers list that URI; the message names them: pass `server`.
+ * - `PROMPT_NOT_FOUND`: no prompt of that name in the catalog; the message has the closest names.
  */
 export type ErrorCode =
   | "CONFIG_INVALID"
@@ -44,7 +48,10 @@ export type ErrorCode =
   | "INVALID_INPUT"
   | "CAPABILITY_MISSING"
   | "INVALID_RESULT"
-  | "AUTH_REQUIRED";
+  | "AUTH_REQUIRED"
+  | "RESOURCE_NOT_FOUND"
+  | "RESOURCE_AMBIGUOUS"
+  | "PROMPT_NOT_FOUND";
 
 /**
  * What a failed call says about its request, decided once where the failure is caught (in `fleet/`):

@@ -1,14 +1,23 @@
+import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import type { ToolResult } from "./calls/normalize.js";
 import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
 import { ManagedServer, type ServerInfo } from "./calls/server.js";
 import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
 import { baseToolName } from "./catalog/naming.js";
+import {
+  type ListChange,
+  type PromptEntry,
+  ResourceCatalog,
+  type ResourceEntry,
+  type ResourceTemplateEntry,
+} from "./catalog/resources.js";
 import { clientAnswers, type ElicitationHandler, type SamplingApproval } from "./client-answers.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
-import { SwitchyardError } from "./errors.js";
+import { closestNames, SwitchyardError } from "./errors.js";
 import type { ServerState } from "./fleet/connection.js";
 import { Fleet } from "./fleet/fleet.js";
+import { matchesUriTemplate } from "./fleet/uri-templates.js";
 import type { ModelProvider } from "./models/model.js";
 import { resolveModel } from "./models/resolve.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
@@ -51,6 +60,37 @@ export interface SwitchyardOptions {
   samplingModel?: ModelProvider;
 }
 
+/** Options of `readResource` and `subscribeResource`. */
+export interface ResourceOptions {
+  /** The server to ask: needed when several servers list the URI. */
+  server?: string;
+  /** The request's deadline, queueing included; default: the server's `timeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** What `readResource` resolves with: the server's contents (text, or base64 `blob`), and which server. */
+export interface ResourceContents {
+  server: string;
+  uri: string;
+  contents: ReadResourceResult["contents"];
+}
+
+/** What `getPrompt` resolves with: the prompt's messages, and where it came from. */
+export interface PromptResult {
+  name: string;
+  server: string;
+  prompt: string;
+  description?: string;
+  messages: GetPromptResult["messages"];
+}
+
+/** An update of a subscribed resource (`notifications/resources/updated`). */
+export interface ResourceUpdate {
+  server: string;
+  uri: string;
+}
+
 /** A tool as `tools()` lists it. */
 export interface ToolInfo {
   name: string;
@@ -74,15 +114,28 @@ export class Switchyard implements AsyncDisposable {
   readonly config: SwitchyardConfig;
   readonly #fleet: Fleet;
   readonly #catalog: Catalog;
+  readonly #lists: ResourceCatalog;
+  /** `server\0uri` → the listeners of a subscribed resource, and the subscription's request. */
+  readonly #subscriptions = new Map<
+    string,
+    { listeners: Set<(update: ResourceUpdate) => void>; subscribed: Promise<void> }
+  >();
   readonly #servers: Map<string, ManagedServer>;
   readonly #observers = new Observers();
   readonly #pipeline: CallPipeline;
   #closed = false;
 
-  private constructor(config: SwitchyardConfig, fleet: Fleet, catalog: Catalog, options: SwitchyardOptions) {
+  private constructor(
+    config: SwitchyardConfig,
+    fleet: Fleet,
+    catalog: Catalog,
+    lists: ResourceCatalog,
+    options: SwitchyardOptions,
+  ) {
     this.config = config;
     this.#fleet = fleet;
     this.#catalog = catalog;
+    this.#lists = lists;
     this.#servers = new Map(
       fleet.connections().map((connection) => [connection.name, new ManagedServer(connection)]),
     );
@@ -128,12 +181,17 @@ export class Switchyard implements AsyncDisposable {
     const logger = options.logger ?? silentLogger;
     for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
     const catalog = new Catalog(config.servers, (message) => logger.warn({}, message));
+    const lists = new ResourceCatalog(config.servers);
     let servers: Map<string, ManagedServer> | undefined;
     const fleet = new Fleet(config.servers, {
       logger,
       ...(options.wireTrace ? { wire: options.wireTrace } : {}),
       ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
       onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
+      onResourcesChanged: (server, resources, templates) =>
+        lists.setServerResources(server, resources, templates),
+      onPromptsChanged: (server, prompts) => lists.setServerPrompts(server, prompts),
+      onResourceUpdated: (server, uri) => created.#resourceUpdated(server, uri),
       requests: clientAnswers({
         logger,
         roots: config.roots ?? [config.baseDir],
@@ -146,9 +204,10 @@ export class Switchyard implements AsyncDisposable {
         if (!servers) return; // the first connect: the catalog is loaded in one go, in order, after it
         if (recovered) servers.get(server)?.recovered();
         catalog.setServerListed(server, status === "ready" || status === "restarting");
+        lists.setServerListed(server, status === "ready" || status === "restarting");
       },
     });
-    const created = new Switchyard(config, fleet, catalog, options);
+    const created = new Switchyard(config, fleet, catalog, lists, options);
     try {
       await fleet.connectAll(options.signal);
     } catch (error) {
@@ -159,6 +218,11 @@ export class Switchyard implements AsyncDisposable {
       .connections()
       .filter((connection) => connection.status === "ready" || connection.status === "restarting");
     catalog.load(new Map(ready.map((connection) => [connection.name, connection.tools])));
+    for (const connection of [...ready].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      lists.setServerResources(connection.name, connection.resources, connection.resourceTemplates);
+      lists.setServerPrompts(connection.name, connection.prompts);
+      lists.setServerListed(connection.name, true);
+    }
     servers = created.#servers;
     return created;
   }
@@ -248,6 +312,186 @@ export class Switchyard implements AsyncDisposable {
     return this.#pipeline.call(name, args, options);
   }
 
+  /** Every resource of every server that can take requests, as (server, uri), by URI. */
+  resources(): ResourceEntry[] {
+    return this.#lists.resources();
+  }
+
+  /** Every resource template (RFC 6570) of every server that can take requests. */
+  resourceTemplates(): ResourceTemplateEntry[] {
+    return this.#lists.resourceTemplates();
+  }
+
+  /** Every prompt of every server that can take requests, under its catalog name (`<namespace>_<prompt>`). */
+  prompts(): PromptEntry[] {
+    return this.#lists.prompts();
+  }
+
+  /** Goes up with every change of what `resources()`, `resourceTemplates()` or `prompts()` list. */
+  get listsVersion(): number {
+    return this.#lists.version;
+  }
+
+  /**
+   * Be told of every change of the resources (and templates) or prompts: `{ kind: "resources" |
+   * "prompts", version, server, added, removed, changed }` (URIs and templates, or prompt names). The
+   * tools' changes stay with `onCatalogChange`. Returns the function that stops it.
+   */
+  onListChange(listener: (change: ListChange) => void): () => void {
+    return this.#lists.onChange(listener);
+  }
+
+  /**
+   * Read a resource by URI: from the server given, else the one server that lists it (or whose
+   * template matches it), through the server's guard (breaker, bulkhead) within one deadline, one
+   * attempt.
+   * @throws SwitchyardError `RESOURCE_NOT_FOUND` (with the closest URIs), `RESOURCE_AMBIGUOUS` (naming
+   *   the servers), `INVALID_INPUT`, `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`,
+   *   `CIRCUIT_OPEN`, `QUEUE_FULL` or `CLOSED`.
+   */
+  async readResource(uri: string, options: ResourceOptions = {}): Promise<ResourceContents> {
+    const managed = this.#resourceServer(uri, options);
+    const result = await managed.guard.request(
+      `resources/read ${uri}`,
+      (attempt) => managed.connection.readResource(uri, attempt),
+      requestOptions(options),
+    );
+    return { server: managed.name, uri, contents: result.contents };
+  }
+
+  /**
+   * Get a prompt's messages by its catalog name. Arguments are strings (numbers and booleans are
+   * turned into strings); a required one that is missing is refused before anything is sent.
+   * @throws SwitchyardError `PROMPT_NOT_FOUND` (with suggestions), `INVALID_ARGUMENTS`, `INVALID_INPUT`,
+   *   `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL` or `CLOSED`.
+   */
+  async getPrompt(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: Omit<ResourceOptions, "server"> = {},
+  ): Promise<PromptResult> {
+    this.#checkOpen();
+    if (typeof name !== "string" || name === "")
+      throw new SwitchyardError("INVALID_INPUT", "getPrompt needs a prompt name (a non-empty string)");
+    const entry = this.#lists.getPrompt(name);
+    if (!entry) {
+      const near = this.#lists.suggestPrompts(name);
+      throw new SwitchyardError(
+        "PROMPT_NOT_FOUND",
+        `no prompt named ${name} in the catalog${near.length ? `; did you mean ${near.join(", ")}?` : ""}`,
+      );
+    }
+    const strings = promptArguments(entry, args);
+    const managed = this.#servers.get(entry.server)!;
+    const result = await managed.guard.request(
+      `prompts/get ${entry.prompt}`,
+      (attempt) => managed.connection.getPrompt(entry.prompt, strings, attempt),
+      requestOptions(options),
+    );
+    return {
+      name: entry.name,
+      server: entry.server,
+      prompt: entry.prompt,
+      ...(result.description !== undefined ? { description: result.description } : {}),
+      messages: result.messages,
+    };
+  }
+
+  /**
+   * Subscribe to a resource's updates (`resources/subscribe`, on servers that offer it): `onUpdated`
+   * is called on each `notifications/resources/updated` for it (read it again to see what changed).
+   * A restart subscribes again. Resolves with the function that ends this subscription (the server
+   * is unsubscribed when its last listener goes).
+   * @throws SwitchyardError `CAPABILITY_MISSING` (`capability: "resources.subscribe"`) when the server
+   *   does not offer subscriptions; else as {@link readResource}.
+   */
+  async subscribeResource(
+    uri: string,
+    onUpdated: (update: ResourceUpdate) => void,
+    options: ResourceOptions = {},
+  ): Promise<() => Promise<void>> {
+    if (typeof onUpdated !== "function")
+      throw new SwitchyardError("INVALID_INPUT", "subscribeResource needs a listener function");
+    const managed = this.#resourceServer(uri, options);
+    const key = `${managed.name}\0${uri}`;
+    let subscription = this.#subscriptions.get(key);
+    if (!subscription) {
+      const subscribed = managed.guard.request(
+        `resources/subscribe ${uri}`,
+        (attempt) => managed.connection.subscribeResource(uri, attempt),
+        requestOptions(options),
+      );
+      subscription = { listeners: new Set(), subscribed };
+      this.#subscriptions.set(key, subscription);
+      subscribed.catch(() => this.#subscriptions.delete(key));
+    }
+    await subscription.subscribed;
+    const listener = (update: ResourceUpdate) => onUpdated(update);
+    subscription.listeners.add(listener);
+    const current = subscription;
+    return async () => {
+      if (!current.listeners.delete(listener) || current.listeners.size > 0) return;
+      if (this.#subscriptions.get(key) === current) this.#subscriptions.delete(key);
+      if (this.#closed) return;
+      await managed.guard.request(
+        `resources/unsubscribe ${uri}`,
+        (attempt) => managed.connection.unsubscribeResource(uri, attempt),
+        requestOptions(options),
+      );
+    };
+  }
+
+  #resourceUpdated(server: string, uri: string): void {
+    for (const listener of this.#subscriptions.get(`${server}\0${uri}`)?.listeners ?? []) {
+      try {
+        listener({ server, uri });
+      } catch {
+        // a listener must not throw; one that does does not stop the others
+      }
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new SwitchyardError("CLOSED", "this Switchyard is closed");
+  }
+
+  /** The server to ask for `uri`: the one given, or the one that lists it (or a template matching it). */
+  #resourceServer(uri: string, options: ResourceOptions): ManagedServer {
+    this.#checkOpen();
+    if (typeof uri !== "string" || uri === "")
+      throw new SwitchyardError("INVALID_INPUT", "a resource URI must be a non-empty string");
+    if (typeof options !== "object" || options === null)
+      throw new SwitchyardError("INVALID_INPUT", "resource options must be an object");
+    const { server } = options;
+    if (server !== undefined && !this.#servers.has(server)) {
+      const near = closestNames(String(server), this.#servers.keys());
+      throw new SwitchyardError(
+        "INVALID_INPUT",
+        `no server named ${String(server)}${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}`,
+      );
+    }
+    const lookup = this.#lists.resolve(uri, server, matchesUriTemplate);
+    if (lookup.found) return this.#servers.get(lookup.server)!;
+    if (server !== undefined) {
+      const state = this.#fleet.get(server)!.state();
+      throw new SwitchyardError(
+        "SERVER_UNAVAILABLE",
+        `server ${server} is ${state.status}${state.error ? `: ${state.error}` : ""}; ${uri} cannot be read`,
+        { server, delivery: "final", serverFault: false },
+      );
+    }
+    if (lookup.servers.length > 1) {
+      throw new SwitchyardError(
+        "RESOURCE_AMBIGUOUS",
+        `resource ${uri} is on servers ${lookup.servers.join(", ")}; say which one (server: "${lookup.servers[0]}", or --server)`,
+      );
+    }
+    throw new SwitchyardError(
+      "RESOURCE_NOT_FOUND",
+      `no server lists resource ${uri} (or a template that matches it)${lookup.suggestions.length ? `; did you mean ${lookup.suggestions.join(", ")}?` : ""}`,
+    );
+  }
+
   /**
    * Connect again to servers that failed (at startup, or after their restarts ran out) — or, with
    * `failedOnly: false`, to every enabled server — without a new Switchyard. Resolves when each is
@@ -289,7 +533,52 @@ export class Switchyard implements AsyncDisposable {
 
 export type { ServerInfo } from "./calls/server.js";
 export type { CatalogChange } from "./catalog/catalog.js";
+export type {
+  ListChange,
+  PromptEntry,
+  ResourceEntry,
+  ResourceTemplateEntry,
+} from "./catalog/resources.js";
 export type { ServerState };
+
+/** The deadline and signal of a request, as the guard takes them. */
+function requestOptions(options: { timeoutMs?: number; signal?: AbortSignal }): {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+} {
+  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === "number" && options.timeoutMs > 0))
+    throw new SwitchyardError("INVALID_INPUT", "timeoutMs must be a positive number");
+  return {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
+/** A prompt's arguments as MCP wants them (strings), checked against what the prompt declares. */
+function promptArguments(entry: PromptEntry, args: unknown): Record<string, string> {
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    throw new SwitchyardError("INVALID_INPUT", `the arguments of prompt ${entry.name} must be an object`);
+  const strings: Record<string, string> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+      strings[key] = String(value);
+    else
+      throw new SwitchyardError(
+        "INVALID_INPUT",
+        `argument ${key} of prompt ${entry.name} must be a string (prompt arguments are strings)`,
+      );
+  }
+  const missing = entry.arguments.filter((arg) => arg.required && strings[arg.name] === undefined);
+  if (missing.length) {
+    throw new SwitchyardError(
+      "INVALID_ARGUMENTS",
+      `prompt ${entry.name} (${entry.prompt} on server ${entry.server}) needs ${missing.map((arg) => arg.name).join(", ")}; it takes ${entry.arguments.map((arg) => `${arg.name}${arg.required ? " (required)" : ""}`).join(", ")}`,
+      { server: entry.server },
+    );
+  }
+  return strings;
+}
 
 function isResolved(config: unknown): config is SwitchyardConfig {
   return (

@@ -158,6 +158,65 @@ export class ServerGuard {
     }
   }
 
+  /**
+   * A request that is not a tool call (`resources/read`, `prompts/get`, `resources/subscribe`) through
+   * the same breaker and bulkhead as the server's tool calls, within one deadline (the server's
+   * `timeoutMs` unless `options.timeoutMs`), with one attempt: `attempt` gets what is left of the
+   * deadline and a signal that aborts at it. A server fault counts against the breaker.
+   * @throws SwitchyardError `CIRCUIT_OPEN`, `QUEUE_FULL`, `TIMEOUT`, `CANCELLED`, or what the
+   *   connection threw.
+   */
+  async request<T>(
+    request: string,
+    attempt: (options: { timeoutMs: number; signal: AbortSignal }) => Promise<T>,
+    options: GuardedCallOptions = {},
+  ): Promise<T> {
+    const { name } = this.#connection.config;
+    const timeoutMs = options.timeoutMs ?? this.#connection.config.timeoutMs;
+    const started = Date.now();
+    const deadlineController = new AbortController();
+    const deadlineTimer = setTimeout(
+      () => deadlineController.abort(new DOMException("the request's deadline passed", "TimeoutError")),
+      timeoutMs,
+    );
+    const deadline = deadlineController.signal;
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const explain = (error: unknown): unknown => {
+      const where = { server: name, cause: error, delivery: "final" as const };
+      if (options.signal?.aborted)
+        return new SwitchyardError("CANCELLED", `${request} on server ${name} was cancelled by the caller`, {
+          ...where,
+          serverFault: false,
+        });
+      if (deadline.aborted || isSwitchyardError(error, "TIMEOUT"))
+        return new SwitchyardError(
+          "TIMEOUT",
+          `${request} on server ${name} did not finish within ${timeoutMs} ms (queueing and restarts included); raise the server's timeoutMs or pass timeoutMs`,
+          { ...where, serverFault: true },
+        );
+      return error;
+    };
+    try {
+      await this.#breaker.admit(request, signal);
+      const release = await this.#bulkhead.acquire(signal, { server: name, tool: request });
+      try {
+        const result = await attempt({ timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)), signal });
+        this.#breaker.success();
+        return result;
+      } catch (error) {
+        const failure = explain(error);
+        if (isSwitchyardError(failure) && failure.serverFault) this.#breaker.failure(failure.incident);
+        throw failure;
+      } finally {
+        release();
+      }
+    } catch (error) {
+      throw explain(error);
+    } finally {
+      clearTimeout(deadlineTimer);
+    }
+  }
+
   /** The server came back after it was lost or failed: whatever the breaker counted is over. */
   recovered(): void {
     this.#breaker.reset();
