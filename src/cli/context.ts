@@ -13,6 +13,7 @@ import {
   type SwitchyardConfig,
   type WireTraceWriter,
 } from "../index.js";
+import { approveSampling, askUser } from "./ask-user.js";
 import { CliError, EXIT_USAGE } from "./exit-codes.js";
 import { createOutput, type Output } from "./output.js";
 import { promptSync } from "./prompt.js";
@@ -80,6 +81,10 @@ export class CommandContext {
     const progress = process.stderr.isTTY ? new ConnectProgress() : undefined;
     const yard = await Switchyard.connect(config, {
       logger: this.logger,
+      // Servers that ask the user are answered on the terminal (declined without one).
+      onElicitation: askUser,
+      elicitationUrl: true,
+      onSampling: approveSampling,
       ...(this.#wire ? { wireTrace: this.#wire.sink } : {}),
       ...(progress
         ? { onServerSettled: (state, settled, total) => progress.update(state, settled, total) }

@@ -1,9 +1,12 @@
 import { readSync, writeSync } from "node:fs";
 
+/** What was typed ahead, beyond the answer that ended with Enter: the next question's answer begins with it. */
+let typedAhead = "";
+
 /**
  * Ask one question on the terminal and wait for the answer, synchronously (config loading is
  * synchronous): stdin in raw mode, the answer echoed — as `*` for a password — with backspace, Enter to
- * finish, Ctrl-C or Ctrl-D to give up (undefined).
+ * finish, Ctrl-C or Ctrl-D to give up (undefined). What is typed after Enter is kept for the next one.
  */
 export function promptSync(question: string, options: { password?: boolean } = {}): string | undefined {
   const stdin = process.stdin;
@@ -14,7 +17,32 @@ export function promptSync(question: string, options: { password?: boolean } = {
   const chars: string[] = [];
   const buffer = Buffer.alloc(256);
   const decoder = new TextDecoder();
+  const take = (text: string): string | null | undefined => {
+    const typed = [...text];
+    for (let at = 0; at < typed.length; at += 1) {
+      const char = typed[at]!;
+      if (char === "\r" || char === "\n") {
+        typedAhead = typed.slice(at + (char === "\r" && typed[at + 1] === "\n" ? 2 : 1)).join("");
+        return chars.join("");
+      }
+      if (char === "\u0003" || char === "\u0004") {
+        typedAhead = "";
+        return undefined;
+      }
+      if (char === "\u007f" || char === "\b") {
+        if (chars.pop() !== undefined) writeSync(2, "\b \b");
+      } else if (char >= " ") {
+        chars.push(char);
+        writeSync(2, options.password ? "*" : char);
+      }
+    }
+    return null; // not finished yet
+  };
   try {
+    const ahead = typedAhead;
+    typedAhead = "";
+    const early = take(ahead);
+    if (early !== null) return early;
     for (;;) {
       let read: number;
       try {
@@ -24,16 +52,8 @@ export function promptSync(question: string, options: { password?: boolean } = {
         return undefined;
       }
       if (read === 0) return undefined;
-      for (const char of decoder.decode(buffer.subarray(0, read), { stream: true })) {
-        if (char === "\r" || char === "\n") return chars.join("");
-        if (char === "\u0003" || char === "\u0004") return undefined;
-        if (char === "\u007f" || char === "\b") {
-          if (chars.pop() !== undefined) writeSync(2, "\b \b");
-        } else if (char >= " ") {
-          chars.push(char);
-          writeSync(2, options.password ? "*" : char);
-        }
-      }
+      const answer = take(decoder.decode(buffer.subarray(0, read), { stream: true }));
+      if (answer !== null) return answer;
     }
   } finally {
     stdin.setRawMode(false);
