@@ -14,7 +14,7 @@ import {
 import { clientAnswers, type ElicitationHandler, type SamplingApproval } from "./client-answers.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
-import { closestNames, SwitchyardError } from "./errors.js";
+import { closestNames, isSwitchyardError, SwitchyardError } from "./errors.js";
 import type { ServerState } from "./fleet/connection.js";
 import { Fleet } from "./fleet/fleet.js";
 import { matchesUriTemplate } from "./fleet/uri-templates.js";
@@ -351,12 +351,30 @@ export class Switchyard implements AsyncDisposable {
    */
   async readResource(uri: string, options: ResourceOptions = {}): Promise<ResourceContents> {
     const managed = this.#resourceServer(uri, options);
-    const result = await managed.guard.request(
-      `resources/read ${uri}`,
-      (attempt) => managed.connection.readResource(uri, attempt),
-      requestOptions(options),
-    );
-    return { server: managed.name, uri, contents: result.contents };
+    try {
+      const result = await managed.guard.request(
+        `resources/read ${uri}`,
+        (attempt) => managed.connection.readResource(uri, attempt),
+        requestOptions(options),
+      );
+      return { server: managed.name, uri, contents: result.contents };
+    } catch (error) {
+      // The server's own "no such resource" (-32002, or -32602 as SDK servers say it): a URI it does
+      // not know, like one no server lists.
+      if (
+        isSwitchyardError(error) &&
+        error.rpcCode !== undefined &&
+        RESOURCE_UNKNOWN_RPC.has(error.rpcCode)
+      ) {
+        const { cause: _cause, ...details } = error.details();
+        throw new SwitchyardError(
+          "RESOURCE_NOT_FOUND",
+          `server ${managed.name} has no resource ${uri}: ${error.message.replace(/^.*?\(JSON-RPC -?\d+\): /, "")}`,
+          { ...details, cause: error },
+        );
+      }
+      throw error;
+    }
   }
 
   /**
@@ -540,6 +558,9 @@ export type {
   ResourceTemplateEntry,
 } from "./catalog/resources.js";
 export type { ServerState };
+
+/** JSON-RPC codes a server answers `resources/read` with for a URI it does not know. */
+const RESOURCE_UNKNOWN_RPC = new Set([-32002, -32602]);
 
 /** The deadline and signal of a request, as the guard takes them. */
 function requestOptions(options: { timeoutMs?: number; signal?: AbortSignal }): {

@@ -101,8 +101,10 @@ describe("resources and prompts across servers (the SDK v2 fixture)", () => {
   it("lists both servers' resources, templates and prompts, and reads text and blobs", async () => {
     const yard = await connect({ one: notes("one"), two: notes("two") });
     expect(yard.resources().map((entry) => `${entry.server} ${entry.uri}`)).toEqual([
+      "one notes://one/broken",
       "one notes://one/logo",
       "one notes://one/readme",
+      "two notes://two/broken",
       "two notes://two/logo",
       "two notes://two/readme",
       "one shared://readme",
@@ -139,6 +141,12 @@ describe("resources and prompts across servers (the SDK v2 fixture)", () => {
     const missing = await rejection(yard.readResource("notes://one/readmee"));
     expect(missing.code).toBe("RESOURCE_NOT_FOUND");
     expect(missing.message).toContain("did you mean notes://one/readme");
+    const unknownToServer = await rejection(yard.readResource("notes://one/page", { server: "one" }));
+    expect(unknownToServer).toMatchObject({ code: "RESOURCE_NOT_FOUND", server: "one", rpcCode: -32602 });
+    const broken = await rejection(yard.readResource("notes://two/broken"));
+    expect(broken).toMatchObject({ code: "SERVER_ERROR", server: "two" });
+    expect(broken.tool).toBeUndefined();
+    expect(broken.message).toContain("the disk is on fire");
     expect((await rejection(yard.readResource("shared://readme", { server: "twoo" }))).message).toContain(
       "did you mean two",
     );
