@@ -24,9 +24,15 @@ export function messageOf(error: unknown): string {
 export function exitCodeOf(error: unknown): number {
   if (error instanceof CliError) return error.exitCode;
   if (isSwitchyardError(error)) {
-    return ["CONFIG_INVALID", "TOOL_NOT_FOUND", "INVALID_ARGUMENTS", "MODEL_NOT_CONFIGURED"].includes(
-      error.code,
-    )
+    return [
+      "CONFIG_INVALID",
+      "TOOL_NOT_FOUND",
+      "INVALID_ARGUMENTS",
+      "MODEL_NOT_CONFIGURED",
+      "RESOURCE_NOT_FOUND",
+      "RESOURCE_AMBIGUOUS",
+      "PROMPT_NOT_FOUND",
+    ].includes(error.code)
       ? EXIT_USAGE
       : EXIT_FAILED;
   }

@@ -5,6 +5,13 @@ import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
+import {
+  promptCommand,
+  promptsCommand,
+  type ResourceFlags,
+  readCommand,
+  resourcesCommand,
+} from "./commands/resources.js";
 import { registerRouteCommands } from "./commands/route.js";
 import { runCommand } from "./commands/run.js";
 import { type ServersFlags, serversCommand } from "./commands/servers.js";
@@ -85,6 +92,24 @@ function program(): Command {
     .command("call <name> [json-args]")
     .description("call one tool with JSON arguments")
     .action(run((ctx, name: string, args: string | undefined) => callCommand(ctx, name, args)));
+  cli
+    .command("resources")
+    .description("list every resource and resource template of the fleet, with its server")
+    .option("--server <name>", "only this server's resources (repeat, or a,b, for more)", collect)
+    .action(run((ctx, flags: ResourceFlags) => resourcesCommand(ctx, flags)));
+  cli
+    .command("read <uri>")
+    .description("read one resource: its text on stdout (--json: the contents, blobs in base64)")
+    .option("--server <name>", "the server to read it from (needed when several list the URI)", collect)
+    .action(run((ctx, uri: string, flags: ResourceFlags) => readCommand(ctx, uri, flags)));
+  cli
+    .command("prompts")
+    .description("list every prompt of the fleet, with its server and arguments")
+    .action(run((ctx) => promptsCommand(ctx)));
+  cli
+    .command("prompt <name> [json-args]")
+    .description("get one prompt's messages, with JSON arguments")
+    .action(run((ctx, name: string, args: string | undefined) => promptCommand(ctx, name, args)));
   cli
     .command("ask <question>")
     .description("answer a question with the agent: the model calls the fleet's tools")
