@@ -1,0 +1,41 @@
+// The same scenarios through the bare MCP SDK (v2, @modelcontextprotocol/client), for comparison:
+// connect over Streamable HTTP, list the tools, call each one. Elicitation is declared with the SDK's
+// applyDefaults; OAuth is not wired (no OAuthClientProvider), as in the Switchyard entry.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+
+const url = process.argv[2];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+if (!url) {
+  console.error("usage: sdk-client.mjs <server-url>");
+  process.exit(2);
+}
+
+const ARGS = { add_numbers: { a: 5, b: 3 } };
+
+const client = new Client(
+  { name: "sdk-conformance-client", version: "1.0.0" },
+  { capabilities: { elicitation: { form: { applyDefaults: true } } } },
+);
+client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: {} }));
+
+let failed = false;
+try {
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  console.log(`scenario ${scenario}: connected ${client.getServerVersion()?.name ?? ""}`);
+  const { tools } = await client.listTools();
+  for (const tool of tools) {
+    try {
+      const result = await client.callTool({ name: tool.name, arguments: ARGS[tool.name] ?? {} });
+      console.log(`${tool.name}: isError=${result.isError === true} ${JSON.stringify(result.content)}`);
+    } catch (error) {
+      console.error(`${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
+      failed = true;
+    }
+  }
+} catch (error) {
+  console.error(`connect failed: ${error instanceof Error ? error.message : String(error)}`);
+  failed = true;
+} finally {
+  await client.close().catch(() => {});
+}
+process.exit(failed ? 1 : 0);
