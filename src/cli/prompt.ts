@@ -12,6 +12,8 @@ export function promptSync(question: string, options: { password?: boolean } = {
   const stdin = process.stdin;
   if (!stdin.isTTY) return undefined;
   // Raw mode before the question shows: whatever is typed from then on is never echoed by the terminal.
+  // It is put back as it was after (chat's line editor keeps the terminal raw).
+  const wasRaw = stdin.isRaw;
   stdin.setRawMode(true);
   writeSync(2, question);
   const chars: string[] = [];
@@ -56,7 +58,7 @@ export function promptSync(question: string, options: { password?: boolean } = {
       if (answer !== null) return answer;
     }
   } finally {
-    stdin.setRawMode(false);
+    stdin.setRawMode(wasRaw);
     writeSync(2, "\n");
   }
 }

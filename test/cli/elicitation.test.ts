@@ -184,3 +184,71 @@ describe("a server that asks the user, on a terminal", () => {
     expect(model.requests).toHaveLength(1);
   });
 });
+
+describe("ask and chat", () => {
+  /** A config whose model calls `tool` once, then says "done". */
+  async function agentConfig(
+    name: string,
+    tool: string,
+  ): Promise<{ file: string; agentModel: ScriptedOpenAIServer }> {
+    const agentModel = await startScriptedOpenAIServer([
+      { toolCalls: [{ id: "1", name: tool, arguments: {} }] },
+      { content: "done" },
+    ]);
+    const file = path.join(dir, `${name}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { a: { command: NODE, args: [ASKING_SERVER] } },
+        model: { baseURL: agentModel.baseURL, name: "scripted", apiKey: "k" },
+      }),
+    );
+    return { file, agentModel };
+  }
+
+  it("ask: the model's tool call asks the user on the terminal; the answer reaches the model", async () => {
+    const { file, agentModel } = await agentConfig("ask", "a_profile");
+    try {
+      const { code, output } = await runOnTerminal(
+        ["--config", file, "ask", "Set up my profile"],
+        [
+          ["(string, required): ", "Cy\r"],
+          ["(integer, default 30): ", "\r"],
+          ["(red | green | blue, default green): ", "blue\r"],
+          ["(y/n): ", "\r"],
+          ["send these answers? [Y/n] ", "y\r"],
+        ],
+      );
+      expect(output).toContain("server a asks: Who are you?");
+      expect(code, output).toBe(0);
+      const toolMessage = agentModel.requests[1]!.messages.find((message) => message.role === "tool");
+      expect(String(toolMessage?.content)).toContain('"content":{"name":"Cy","color":"blue","age":30}');
+    } finally {
+      await agentModel.close();
+    }
+  });
+
+  it("chat: a URL request in the middle of a conversation, and the line editor still works after it", async () => {
+    const { file, agentModel } = await agentConfig("chat", "a_visit");
+    try {
+      const { code, output } = await runOnTerminal(
+        ["--config", file, "chat"],
+        [
+          ["> ", "connect me\r"],
+          ["press Enter when done (Ctrl-C to cancel) ", "\r"],
+          ["done", ""],
+          // Ctrl-C on a half-typed line drops the line (a key to the line editor, not a signal), then Ctrl-D ends.
+          ["> ", "half a line\u0003"],
+          ["^C", ""],
+          ["> ", "\u0004"],
+        ],
+      );
+      expect(output).toContain("open https://example.com/connect");
+      expect(code, output).toBe(0);
+      const toolMessage = agentModel.requests[1]!.messages.find((message) => message.role === "tool");
+      expect(String(toolMessage?.content)).toContain('"action":"accept"');
+    } finally {
+      await agentModel.close();
+    }
+  });
+});
