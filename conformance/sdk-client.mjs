@@ -1,7 +1,14 @@
 // The same scenarios through the bare MCP SDK (v2, @modelcontextprotocol/client), for comparison:
 // connect over Streamable HTTP, list the tools, call each one. Elicitation is declared with the SDK's
-// applyDefaults; OAuth is not wired (no OAuthClientProvider), as in the Switchyard entry.
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+// applyDefaults. Of OAuth, only the client-credentials extension is wired, with the SDK's own providers
+// (ClientCredentialsProvider, PrivateKeyJwtProvider) and the credentials the suite passes in
+// MCP_CONFORMANCE_CONTEXT; the authorization-code flow (an OAuthClientProvider and a redirect) is not.
+import {
+  Client,
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -18,9 +25,28 @@ const client = new Client(
 );
 client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: {} }));
 
+function authProvider() {
+  const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+  if (scenario === "auth/client-credentials-basic")
+    return new ClientCredentialsProvider({
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+    });
+  if (scenario === "auth/client-credentials-jwt")
+    return new PrivateKeyJwtProvider({
+      clientId: context.client_id,
+      privateKey: context.private_key_pem,
+      algorithm: context.signing_algorithm ?? "ES256",
+    });
+  return undefined;
+}
+
 let failed = false;
 try {
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const provider = authProvider();
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), provider ? { authProvider: provider } : {}),
+  );
   console.log(`scenario ${scenario}: connected ${client.getServerVersion()?.name ?? ""}`);
   const { tools } = await client.listTools();
   for (const tool of tools) {
