@@ -104,9 +104,11 @@ describe("resources and prompts across servers (the SDK v2 fixture)", () => {
       "one notes://one/broken",
       "one notes://one/logo",
       "one notes://one/readme",
+      "one notes://one/slow",
       "two notes://two/broken",
       "two notes://two/logo",
       "two notes://two/readme",
+      "two notes://two/slow",
       "one shared://readme",
       "two shared://readme",
     ]);
@@ -198,8 +200,11 @@ describe("resources and prompts across servers (the SDK v2 fixture)", () => {
     expect(toolChanges).toEqual([]); // the tools' events are the tools' alone
   });
 
-  it("subscribes to a resource, hears its updates, and stops", async () => {
-    const yard = await connect({ one: notes("one") });
+  it.each([
+    ["2026-07-28 (subscriptions/listen)", {}],
+    ["a 2025 revision (resources/subscribe)", { versionNegotiation: "legacy" }],
+  ])("subscribes to a resource on %s, hears its updates, and stops", async (_era, negotiation) => {
+    const yard = await connect({ one: { ...notes("one"), ...negotiation } });
     const updates: unknown[] = [];
     const stop = await yard.subscribeResource("notes://one/readme", (update) => updates.push(update));
     await yard.callTool("one_touch", { uri: "notes://one/readme" });
@@ -210,6 +215,26 @@ describe("resources and prompts across servers (the SDK v2 fixture)", () => {
     await yard.callTool("one_touch", { uri: "notes://one/readme" });
     await delay(300);
     expect(updates).toHaveLength(1);
+  });
+
+  it("reads within the server's deadline, through its guard; tools.allow filters tools only", async () => {
+    const yard = await connect({ one: { ...notes("one"), timeoutMs: 300, tools: { allow: ["touch"] } } });
+    expect(yard.tools().map((tool) => tool.name)).toEqual(["one_touch"]);
+    expect(yard.prompts().map((entry) => entry.name)).toEqual(["one_greet"]);
+    expect(yard.resources().length).toBeGreaterThan(0);
+    const started = Date.now();
+    const late = await rejection(yard.readResource("notes://one/slow"));
+    expect(late).toMatchObject({ code: "TIMEOUT", server: "one" });
+    expect(late.message).toContain("within 300 ms");
+    expect(Date.now() - started).toBeLessThan(1500);
+    const cut = await rejection(
+      yard.readResource("notes://one/slow", { timeoutMs: 5000, signal: AbortSignal.timeout(100) }),
+    );
+    expect(cut.code).toBe("CANCELLED");
+    expect((await yard.readResource("notes://one/slow", { timeoutMs: 5000 })).contents[0]).toMatchObject({
+      text: "slow at last",
+    });
+    expect(yard.servers()[0]).toMatchObject({ inFlight: 0, queued: 0 });
   });
 
   it("lists them again after a restart", async () => {
