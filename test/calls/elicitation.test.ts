@@ -1,13 +1,17 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ElicitationRequest,
   isSwitchyardError,
+  resolveConfig,
   type SamplingRequest,
   Switchyard,
   type SwitchyardOptions,
   type ToolResult,
+  type WireRecord,
 } from "../../src/index.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT } from "../helpers.js";
@@ -194,5 +198,59 @@ describe("without a handler", () => {
     expect(isSwitchyardError(error, "CAPABILITY_MISSING"), String(error)).toBe(true);
     expect((error as { capability?: string }).capability).toMatch(/sampling/);
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe("the roots config key", () => {
+  it("defaults to the config file's folder; relative folders resolve against it", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), "switchyard-roots-"));
+    const file = path.join(folder, "mcp.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { a: { command: NODE, args: [ASKING_SERVER] } } }));
+    const yard = await Switchyard.fromFile(file);
+    opened.push(yard);
+    expect(yard.config.roots).toEqual([folder]);
+    expect(answerOf(await yard.callTool("a_roots", {}))).toMatchObject({
+      roots: [pathToFileURL(folder).href],
+    });
+    expect(resolveConfig({ mcpServers: {}, roots: ["data", "../x"] }, { baseDir: folder }).roots).toEqual([
+      path.join(folder, "data"),
+      path.resolve(folder, "../x"),
+    ]);
+  });
+
+  it("must be a list of folder paths", () => {
+    expect(() => resolveConfig({ mcpServers: {}, roots: "./data" })).toThrow(/roots.*list of folders/);
+    expect(() => resolveConfig({ mcpServers: {}, roots: [""] })).toThrow(/non-empty folder path/);
+  });
+});
+
+describe("the capabilities declared", () => {
+  /** The client capabilities sent in `initialize` (a 2025 handshake) with these options. */
+  async function declared(options: SwitchyardOptions, more: Record<string, unknown> = {}) {
+    const wire: WireRecord[] = [];
+    await yardOf(asking("legacy", more), { ...options, wireTrace: (record) => wire.push(record) });
+    const initialize = wire.find(
+      (record) =>
+        record.direction === "to-server" && (record.message as { method?: string }).method === "initialize",
+    );
+    expect(initialize).toBeDefined();
+    return (initialize!.message as { params: { capabilities: unknown } }).params.capabilities;
+  }
+
+  it("are only what has an answer: roots always, elicitation and sampling with their handlers", async () => {
+    const onElicitation = async () => ({ action: "decline" as const });
+    expect(await declared({})).toEqual({ roots: {} });
+    expect(await declared({ onElicitation })).toEqual({
+      roots: {},
+      elicitation: { form: { applyDefaults: true } },
+    });
+    expect(await declared({ onElicitation, elicitationUrl: true })).toEqual({
+      roots: {},
+      elicitation: { form: { applyDefaults: true }, url: {} },
+    });
+    // Sampling needs both the approval hook and a model.
+    const model = { baseURL: "http://127.0.0.1:9/v1", name: "m" };
+    expect(await declared({}, { model })).toEqual({ roots: {} });
+    expect(await declared({ onSampling: () => true }, { model })).toEqual({ roots: {}, sampling: {} });
   });
 });
