@@ -211,7 +211,10 @@ export class ServerGuard {
         release();
       }
     } catch (error) {
-      throw explain(error);
+      // The attempt's failure is explained already; the breaker's and the queue's are not.
+      throw isSwitchyardError(error, "CANCELLED") || isSwitchyardError(error, "TIMEOUT")
+        ? error
+        : explain(error);
     } finally {
       clearTimeout(deadlineTimer);
     }
