@@ -1,13 +1,16 @@
 // The same scenarios through the bare MCP SDK (v2, @modelcontextprotocol/client), for comparison:
 // connect over Streamable HTTP, list the tools, call each one. Elicitation is declared with the SDK's
-// applyDefaults. Of OAuth, only the client-credentials extension is wired, with the SDK's own providers
+// applyDefaults. OAuth goes through the SDK: the client-credentials extension with its own providers
 // (ClientCredentialsProvider, PrivateKeyJwtProvider) and the credentials the suite passes in
-// MCP_CONFORMANCE_CONTEXT; the authorization-code flow (an OAuthClientProvider and a redirect) is not.
+// MCP_CONFORMANCE_CONTEXT; the authorization-code flow with a small in-memory OAuthClientProvider whose
+// "browser" follows the authorization URL's redirect (the suite's authorization server approves at once)
+// and hands the callback's parameters to transport.finishAuth. Cross-app access is not wired.
 import {
   Client,
   ClientCredentialsProvider,
   PrivateKeyJwtProvider,
   StreamableHTTPClientTransport,
+  UnauthorizedError,
 } from "@modelcontextprotocol/client";
 
 const url = process.argv[2];
@@ -19,14 +22,101 @@ if (!url) {
 
 const ARGS = { add_numbers: { a: 5, b: 3 } };
 
-const client = new Client(
-  { name: "sdk-conformance-client", version: "1.0.0" },
-  { capabilities: { elicitation: { form: { applyDefaults: true } } } },
-);
-client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: {} }));
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+const REDIRECT = "http://localhost:3000/callback";
+
+/** OAuthClientProvider, in memory; the authorization step is a fetch that reads the redirect. */
+class HeadlessOAuthProvider {
+  #client;
+  #tokens;
+  #verifier = "";
+  #discovery;
+  /** The callback's query parameters, waiting for finishAuth. */
+  callback;
+  // A client ID metadata document URL (CIMD): used when the authorization server supports it.
+  clientMetadataUrl = "https://conformance-test.local/client-metadata.json";
+
+  constructor(preRegistered) {
+    this.#client = preRegistered;
+  }
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata() {
+    return {
+      client_name: "sdk-conformance-client",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    };
+  }
+  clientInformation() {
+    return this.#client;
+  }
+  saveClientInformation(info) {
+    this.#client = info;
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens) {
+    this.#tokens = tokens;
+  }
+  async redirectToAuthorization(url) {
+    const response = await fetch(url, { redirect: "manual" });
+    const location = response.headers.get("location");
+    if (!location) throw new Error(`authorization endpoint answered ${response.status} without a redirect`);
+    this.callback = new URL(location, url).searchParams;
+  }
+  saveCodeVerifier(verifier) {
+    this.#verifier = verifier;
+  }
+  codeVerifier() {
+    return this.#verifier;
+  }
+  saveDiscoveryState(state) {
+    this.#discovery = state;
+  }
+  discoveryState() {
+    return this.#discovery;
+  }
+}
+
+const oauth =
+  scenario.startsWith("auth/") && !scenario.startsWith("auth/client-credentials-")
+    ? new HeadlessOAuthProvider(
+        scenario === "auth/pre-registration"
+          ? { client_id: context.client_id, client_secret: context.client_secret, redirect_uris: [REDIRECT] }
+          : undefined,
+      )
+    : undefined;
+
+function newClient() {
+  const client = new Client(
+    { name: "sdk-conformance-client", version: "1.0.0" },
+    { capabilities: { elicitation: { form: { applyDefaults: true } } } },
+  );
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: {} }));
+  return client;
+}
+
+/** Runs `step`; after an authorization redirect, finishes it on the transport and runs it again. */
+async function authorized(transport, step) {
+  // transport: a function, since a connect that must authorize starts again on a new transport.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError) || !oauth?.callback || attempt >= 3) throw error;
+      const callback = oauth.callback;
+      oauth.callback = undefined;
+      await transport().finishAuth(callback);
+    }
+  }
+}
 
 function authProvider() {
-  const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+  if (oauth) return oauth;
   if (scenario === "auth/client-credentials-basic")
     return new ClientCredentialsProvider({
       clientId: context.client_id,
@@ -42,16 +132,23 @@ function authProvider() {
 }
 
 let failed = false;
+let client = newClient();
 try {
   const provider = authProvider();
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), provider ? { authProvider: provider } : {}),
-  );
+  let transport;
+  const current = () => transport;
+  await authorized(current, async () => {
+    transport = new StreamableHTTPClientTransport(new URL(url), provider ? { authProvider: provider } : {});
+    client = newClient();
+    await client.connect(transport);
+  });
   console.log(`scenario ${scenario}: connected ${client.getServerVersion()?.name ?? ""}`);
-  const { tools } = await client.listTools();
+  const { tools } = await authorized(current, () => client.listTools());
   for (const tool of tools) {
     try {
-      const result = await client.callTool({ name: tool.name, arguments: ARGS[tool.name] ?? {} });
+      const result = await authorized(current, () =>
+        client.callTool({ name: tool.name, arguments: ARGS[tool.name] ?? {} }),
+      );
       console.log(`${tool.name}: isError=${result.isError === true} ${JSON.stringify(result.content)}`);
     } catch (error) {
       console.error(`${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
