@@ -4,11 +4,14 @@
 // (ClientCredentialsProvider, PrivateKeyJwtProvider) and the credentials the suite passes in
 // MCP_CONFORMANCE_CONTEXT; the authorization-code flow with a small in-memory OAuthClientProvider whose
 // "browser" follows the authorization URL's redirect (the suite's authorization server approves at once)
-// and hands the callback's parameters to transport.finishAuth. Cross-app access is not wired.
+// and hands the callback's parameters to transport.finishAuth; cross-app access with the SDK's
+// CrossAppAccessProvider and requestJwtAuthorizationGrant (the ID token exchanged at the suite's IdP).
 import {
   Client,
   ClientCredentialsProvider,
+  CrossAppAccessProvider,
   PrivateKeyJwtProvider,
+  requestJwtAuthorizationGrant,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
@@ -83,7 +86,9 @@ class HeadlessOAuthProvider {
 }
 
 const oauth =
-  scenario.startsWith("auth/") && !scenario.startsWith("auth/client-credentials-")
+  scenario.startsWith("auth/") &&
+  !scenario.startsWith("auth/client-credentials-") &&
+  scenario !== "auth/cross-app-access-complete-flow"
     ? new HeadlessOAuthProvider(
         scenario === "auth/pre-registration"
           ? { client_id: context.client_id, client_secret: context.client_secret, redirect_uris: [REDIRECT] }
@@ -107,7 +112,7 @@ async function authorized(transport, step) {
     try {
       return await step();
     } catch (error) {
-      if (!(error instanceof UnauthorizedError) || !oauth?.callback || attempt >= 3) throw error;
+      if (!(error instanceof UnauthorizedError) || !oauth?.callback || attempt >= 2) throw error;
       const callback = oauth.callback;
       oauth.callback = undefined;
       await transport().finishAuth(callback);
@@ -117,6 +122,23 @@ async function authorized(transport, step) {
 
 function authProvider() {
   if (oauth) return oauth;
+  if (scenario === "auth/cross-app-access-complete-flow")
+    return new CrossAppAccessProvider({
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      assertion: async (target) =>
+        (
+          await requestJwtAuthorizationGrant({
+            tokenEndpoint: context.idp_token_endpoint,
+            audience: target.authorizationServerUrl,
+            resource: target.resourceUrl,
+            idToken: context.idp_id_token,
+            clientId: context.idp_client_id,
+            ...(target.scope ? { scope: target.scope } : {}),
+            fetchFn: target.fetchFn,
+          })
+        ).jwtAuthGrant,
+    });
   if (scenario === "auth/client-credentials-basic")
     return new ClientCredentialsProvider({
       clientId: context.client_id,
