@@ -58,6 +58,7 @@ export {
   findConfigFile,
   inputVariable,
   loadConfigFile,
+  type OAuthConfig,
   pendingConfigInputs,
   resolveConfig,
   type ServerConfig,
@@ -74,6 +75,14 @@ export {
 } from "./context/shape-result.js";
 export { closestNames, type ErrorCode, isSwitchyardError, SwitchyardError } from "./errors.js";
 export type { ServerState, ServerStatus } from "./fleet/connection.js";
+export {
+  type AuthorizeOptions,
+  type AuthorizeResult,
+  authorizeServer,
+  forgetAuthorization,
+  oauthStoreFolder,
+  oauthStorePath,
+} from "./fleet/oauth.js";
 export type {
   ChatMessage,
   ModelProvider,

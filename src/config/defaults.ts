@@ -241,3 +241,10 @@ export const DEFAULT_RANKINGS_LENGTH = 10;
  * change without either, so the cache is listed again after this.
  */
 export const DEFAULT_CATALOG_CACHE_MAX_AGE_MS = 86_400_000;
+
+// --- OAuth (a server's `oauth` section) ---------------------------------------------------------
+
+/** How long `switchyard login` waits for the browser's redirect with the authorization code. */
+export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
+/** The path of the loopback redirect URI `switchyard login` listens on. */
+export const DEFAULT_OAUTH_CALLBACK_PATH = "/callback";

@@ -7,5 +7,5 @@ export {
   type ResolveOptions,
   resolveConfig,
 } from "./load.js";
-export type { ServerConfig, SwitchyardConfig, VersionNegotiation } from "./schema.js";
+export type { OAuthConfig, ServerConfig, SwitchyardConfig, VersionNegotiation } from "./schema.js";
 export * from "./vocabulary.js";

@@ -21,6 +21,7 @@ import { type ConfigInput, inputVariable, interpolate, usedInputs } from "./inte
 import {
   configFileSchema,
   inputsSchema,
+  type OAuthConfig,
   type ServerConfig,
   type ServerEntry,
   type SwitchyardConfig,
@@ -237,6 +238,7 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
   if (entry.maxTotalTimeoutMs !== undefined) server.maxTotalTimeoutMs = entry.maxTotalTimeoutMs;
   if (command !== undefined) server.command = command;
   if (entry.url !== undefined) server.url = entry.url;
+  if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at);
   return server;
 }
 
@@ -302,4 +304,17 @@ function closestKey(key: string, known: ReadonlySet<string>): string | undefined
 
 function invalid(where: string, expected: string): SwitchyardError {
   return new SwitchyardError("CONFIG_INVALID", where ? `${where}: ${expected}` : expected, { path: where });
+}
+
+function resolveOAuth(section: NonNullable<ServerEntry["oauth"]>, at: string[]): OAuthConfig {
+  const oauth: OAuthConfig = { grant: section.grant ?? "authorization_code", scopes: section.scopes ?? [] };
+  if (section.clientId !== undefined) oauth.clientId = section.clientId;
+  if (section.clientSecret !== undefined) oauth.clientSecret = section.clientSecret;
+  if (section.redirectPort !== undefined) oauth.redirectPort = section.redirectPort;
+  if (oauth.grant === "client_credentials" && (!oauth.clientId || !oauth.clientSecret))
+    throw invalid(
+      [...at, "oauth"].join("."),
+      'the "client_credentials" grant needs "clientId" and "clientSecret"',
+    );
+  return oauth;
 }

@@ -63,6 +63,21 @@ export const serverEntrySchema = z.object({
     })
     .optional(),
   headers: stringMap.optional(),
+  oauth: z
+    .strictObject(
+      {
+        grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+        clientId: z.string().min(1).optional(),
+        clientSecret: z.string().min(1).optional(),
+        scopes: stringArray.optional(),
+        redirectPort: z.number().int().min(1).max(65535).optional(),
+      },
+      {
+        error:
+          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "grant"?: "authorization_code" | "client_credentials" }',
+      },
+    )
+    .optional(),
   transport: z.enum(TRANSPORT_KINDS, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
   type: z.enum(TRANSPORT_TYPES, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
   namespace: z
@@ -164,6 +179,15 @@ export const configFileSchema = z.object({
 
 export type VersionNegotiation = z.infer<typeof versionNegotiation>;
 
+/** A server's `oauth` section: no `clientId` means dynamic client registration. */
+export interface OAuthConfig {
+  grant: "authorization_code" | "client_credentials";
+  clientId?: string;
+  clientSecret?: string;
+  scopes: string[];
+  redirectPort?: number;
+}
+
 /** One server, resolved: defaults filled, paths absolute, transport chosen. */
 export interface ServerConfig {
   name: string;
@@ -176,6 +200,8 @@ export interface ServerConfig {
   cwd: string;
   url?: string;
   headers: Record<string, string>;
+  /** OAuth 2.1 for a `url` server (the `oauth` key); absent: no authorization flow. */
+  oauth?: OAuthConfig;
   namespace: string | false;
   allow: string[];
   deny: string[];

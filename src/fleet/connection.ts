@@ -23,10 +23,18 @@ import { negotiationFor, ServerSession, type SessionOptions } from "./session.js
 export { CLIENT_INFO } from "./session.js";
 
 /**
- * Where a server stands: `ready`, `failed` (with a reason) and `disabled` are the settled states;
+ * Where a server stands: `ready`, `failed` (with a reason), `needs-auth` (an OAuth server with no
+ * valid token: `switchyard login <server>`, error code `AUTH_REQUIRED`) and `disabled` are the settled states;
  * `connecting`, `restarting` (after a crash, within `restart.maxRestarts`) and `closed` pass.
  */
-export type ServerStatus = "connecting" | "ready" | "restarting" | "failed" | "disabled" | "closed";
+export type ServerStatus =
+  | "connecting"
+  | "ready"
+  | "restarting"
+  | "failed"
+  | "needs-auth"
+  | "disabled"
+  | "closed";
 
 /** What the last health ping said: `unknown` until one ran (pings are off unless `health.intervalMs`). */
 export type Health = "ok" | "failing" | "unknown";
@@ -122,6 +130,8 @@ export class ServerConnection {
   #connectMs: number | undefined;
   #error: string | undefined;
   #errorCode: ErrorCode | undefined;
+  /** The last connect attempt failed for want of an OAuth login. */
+  #needsAuth = false;
   /** Counts the server's lives: failures within one life share an incident. */
   #generation = 0;
   #noiseReported = false;
@@ -442,7 +452,8 @@ export class ServerConnection {
   async reconnect(options: { failedOnly?: boolean; signal?: AbortSignal } = {}): Promise<void> {
     const failedOnly = options.failedOnly ?? true;
     if (this.#closing || this.#status === "disabled") return;
-    if (this.#status !== "failed" && (failedOnly || this.#status !== "ready")) return;
+    const settledDown = this.#status === "failed" || this.#status === "needs-auth";
+    if (!settledDown && (failedOnly || this.#status !== "ready")) return;
     const wasReady = this.#status === "ready";
     this.#setStatus("connecting");
     await this.#session?.close();
@@ -502,9 +513,11 @@ export class ServerConnection {
       this.#prompts = session.prompts;
       this.#connectMs = session.connectMs;
       this.#negotiated = negotiationFor(session.client?.getNegotiatedProtocolVersion());
+      this.#needsAuth = false;
       return undefined;
     } catch (error) {
       this.#errorCode = isSwitchyardError(error) ? error.code : undefined;
+      this.#needsAuth = session.needsLogin;
       return messageOf(error);
     }
   }
@@ -595,7 +608,7 @@ export class ServerConnection {
 
   #fail(reason: string, logLine: string): void {
     this.#error = reason;
-    this.#setStatus("failed");
+    this.#setStatus(this.#needsAuth ? "needs-auth" : "failed");
     this.#log.warn({}, logLine);
     this.#restartDone();
   }

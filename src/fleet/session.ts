@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
+  UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { DEFAULT_STDIO_PROBE_WAIT_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
@@ -19,6 +20,7 @@ import type { WireSink } from "../telemetry/wire-trace.js";
 import { isConnectionLoss } from "./call-errors.js";
 import { type ClientRequests, clientCapabilities, registerClientRequests } from "./client-requests.js";
 import { launchHttpServer } from "./launcher.js";
+import { connectAuthProvider, FileOAuthProvider } from "./oauth.js";
 import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
 import { fetchWithIdleStreams } from "./stream-fetch.js";
@@ -92,6 +94,10 @@ export class ServerSession {
   readonly #negotiation: VersionNegotiation;
   /** The last HTTP 401/403 the server answered during this session's connect attempt, if any. */
   #refusal: { status: number; challenge?: string } | undefined;
+  /** The OAuth provider of this session's HTTP transport (a server with an `oauth` section). */
+  #authProvider: ReturnType<typeof connectAuthProvider>;
+  /** True when the server needs `switchyard login`: no valid token, and no refresh could get one. */
+  needsLogin = false;
   #client: Client | undefined;
   #process: ServerProcess | undefined;
   #kind: TransportKind;
@@ -367,12 +373,20 @@ export class ServerSession {
       if (response.status === 401 || response.status === 403) {
         const challenge = response.headers.get("www-authenticate");
         this.#refusal = { status: response.status, ...(challenge ? { challenge } : {}) };
+      } else if (response.ok && this.#authProvider && String(input) === url.href) {
+        this.#refusal = undefined; // the provider's token (or refresh) was accepted
       }
       return response;
     };
+    this.#authProvider = connectAuthProvider(this.#config, url.href);
+    const options = {
+      fetch: fetchWithHeaders,
+      requestInit: { headers },
+      ...(this.#authProvider ? { authProvider: this.#authProvider } : {}),
+    };
     return kind === "http"
-      ? new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } })
-      : new SSEClientTransport(url, { fetch: fetchWithHeaders, requestInit: { headers } });
+      ? new StreamableHTTPClientTransport(url, options)
+      : new SSEClientTransport(url, options);
   }
 
   /**
@@ -381,8 +395,27 @@ export class ServerSession {
    */
   #authFailure(url: URL, cause: unknown): SwitchyardError | undefined {
     const refusal = this.#refusal;
-    if (!refusal) return undefined;
     const { name } = this.#config;
+    const provider = this.#authProvider;
+    const needsLogin = provider instanceof FileOAuthProvider && provider.needsLogin;
+    if (provider && (cause instanceof UnauthorizedError || refusal || needsLogin)) {
+      const where = `${url.origin}${url.pathname}`;
+      if (provider instanceof FileOAuthProvider) {
+        // No valid token and no refresh: the flow needs the user, which a connect never asks for.
+        this.needsLogin = true;
+        return new SwitchyardError(
+          "AUTH_REQUIRED",
+          `server ${name} at ${where} needs a login: run \`switchyard login ${name}\``,
+          { server: name, ...(refusal ? { status: refusal.status } : {}), cause },
+        );
+      }
+      return new SwitchyardError(
+        "AUTH_REQUIRED",
+        `server ${name} at ${where}: the client credentials grant failed (${readableFailure(cause)}): check "oauth.clientId" and "oauth.clientSecret"`,
+        { server: name, ...(refusal ? { status: refusal.status } : {}), cause },
+      );
+    }
+    if (!refusal) return undefined;
     const { status, challenge } = refusal;
     const where = `${url.origin}${url.pathname}`; // no query: it may hold a key
     const said = status === 401 ? "requires authorization" : "denied access";

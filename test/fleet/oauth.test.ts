@@ -1,0 +1,147 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  authorizeServer,
+  forgetAuthorization,
+  oauthStorePath,
+  resolveConfig,
+  Switchyard,
+  type WireRecord,
+} from "../../src/index.js";
+// @ts-expect-error: a JavaScript fixture without types
+import { startOAuthServer } from "../fixtures/oauth-server.mjs";
+import { memoryLogger, sdk } from "../helpers.js";
+
+interface OAuthFixture {
+  url: string;
+  stats: { registrations: number; codeGrants: number; refreshes: number; issued: string[] };
+  expireAccessTokens(): void;
+  close(): Promise<void>;
+}
+
+const opened: Array<{ close(): Promise<void> }> = [];
+let configHome: string;
+let savedXdg: string | undefined;
+beforeEach(() => {
+  savedXdg = process.env.XDG_CONFIG_HOME;
+  configHome = mkdtempSync(path.join(os.tmpdir(), "switchyard-oauth-"));
+  process.env.XDG_CONFIG_HOME = configHome;
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((resource) => resource.close()));
+  if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
+  else process.env.XDG_CONFIG_HOME = savedXdg;
+  rmSync(configHome, { recursive: true, force: true });
+});
+
+async function fixture(accessTtlS = 3600): Promise<OAuthFixture> {
+  const server = (await startOAuthServer({ accessTtlS })) as OAuthFixture;
+  opened.push(server);
+  return server;
+}
+
+const configFor = (url: string) => ({
+  mcpServers: { guarded: { url, oauth: {} }, local: sdk("--name", "local") },
+});
+
+/** Follow the authorization URL as a browser would: the authorize endpoint, then its redirect. */
+async function followInBrowser(url: URL): Promise<void> {
+  const answer = await fetch(url, { redirect: "manual" });
+  const location = answer.headers.get("location");
+  if (!location) throw new Error(`authorize answered ${answer.status} without a redirect`);
+  const back = await fetch(new URL(location, url));
+  await back.text();
+}
+
+async function login(url: string) {
+  const [server] = resolveConfig(configFor(url)).servers;
+  const seen: URL[] = [];
+  const result = await authorizeServer(server!, {
+    onAuthorizationUrl: (authorizationUrl) => {
+      seen.push(authorizationUrl);
+      void followInBrowser(authorizationUrl);
+    },
+    timeoutMs: 10_000,
+  });
+  return { result, seen };
+}
+
+describe("OAuth for a remote server, on the SDK's auth support", () => {
+  it("reports a server without a token as needs-auth, naming the login command; the others work", async () => {
+    const auth = await fixture();
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    const guarded = yard.servers().find((state) => state.name === "guarded");
+    expect(guarded).toMatchObject({ status: "needs-auth", errorCode: "AUTH_REQUIRED", transport: "http" });
+    expect(guarded!.error).toContain("switchyard login guarded");
+    expect(yard.servers().find((state) => state.name === "local")?.status).toBe("ready");
+    // A connect never leaves a registration or a verifier behind: only a login writes the store.
+    expect(() => statSync(oauthStorePath(auth.url))).toThrow();
+  });
+
+  it("logs in (registration, PKCE, code), saves the tokens in a 0600 file, and a reconnect brings the server up", async () => {
+    const auth = await fixture();
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("needs-auth");
+
+    const { result, seen } = await login(auth.url);
+    expect(result).toMatchObject({ server: "guarded", redirected: true });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(seen[0]!.searchParams.get("redirect_uri")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(auth.stats).toMatchObject({ registrations: 1, codeGrants: 1 });
+    const store = oauthStorePath(auth.url);
+    expect(store.startsWith(path.join(configHome, "switchyard", "auth"))).toBe(true);
+    expect(statSync(store).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(store, "utf8")).tokens.access_token).toBe(auth.stats.issued[0]);
+
+    await yard.reconnect();
+    expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("ready");
+    expect((await yard.callTool("guarded_echo", { text: "through oauth" })).text).toBe("through oauth");
+  });
+
+  it("refreshes an expired access token without a login", async () => {
+    const auth = await fixture();
+    await login(auth.url);
+    auth.expireAccessTokens();
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("ready");
+    expect(auth.stats.refreshes).toBe(1);
+    expect(auth.stats.codeGrants).toBe(1);
+    expect((await yard.callTool("guarded_echo", { text: "refreshed" })).text).toBe("refreshed");
+  });
+
+  it("is needs-auth again after logout", async () => {
+    const auth = await fixture();
+    await login(auth.url);
+    const [server] = resolveConfig(configFor(auth.url)).servers;
+    expect(forgetAuthorization(server!)).toBe(true);
+    expect(() => statSync(oauthStorePath(auth.url))).toThrow();
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("needs-auth");
+  });
+
+  it("never puts a token in the log, the wire trace, servers() or an error", async () => {
+    const auth = await fixture();
+    await login(auth.url);
+    auth.expireAccessTokens(); // a refresh, too, must stay out of sight
+    const { logger, lines } = memoryLogger();
+    const wire: WireRecord[] = [];
+    const yard = await Switchyard.connect(configFor(auth.url), {
+      logger,
+      wireTrace: (record) => wire.push(record),
+    });
+    opened.push(yard);
+    await yard.callTool("guarded_echo", { text: "quiet" });
+    expect(auth.stats.issued.length).toBeGreaterThanOrEqual(4);
+    const seen = JSON.stringify([lines(), wire, yard.servers()]);
+    expect(wire.length).toBeGreaterThan(0);
+    for (const secret of auth.stats.issued) expect(seen).not.toContain(secret);
+    expect(seen).not.toMatch(/authorization/i);
+  });
+});
