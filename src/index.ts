@@ -82,6 +82,7 @@ export {
   forgetAuthorization,
   oauthStoreFolder,
   oauthStorePath,
+  openInBrowser,
 } from "./fleet/oauth.js";
 export type {
   ChatMessage,

@@ -5,6 +5,7 @@ import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
+import { loginCommand, logoutCommand } from "./commands/login.js";
 import {
   promptCommand,
   promptsCommand,
@@ -71,6 +72,14 @@ function program(): Command {
       }
     };
 
+  cli
+    .command("login <server>")
+    .description("log in to a remote server with OAuth: print the authorization URL, wait for the redirect")
+    .action(run((ctx, server: string) => loginCommand(ctx, server)));
+  cli
+    .command("logout <server>")
+    .description("delete the stored OAuth tokens of a remote server")
+    .action(run((ctx, server: string) => logoutCommand(ctx, server)));
   cli
     .command("servers")
     .description("connect to every server and show its state")

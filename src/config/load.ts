@@ -311,10 +311,11 @@ function resolveOAuth(section: NonNullable<ServerEntry["oauth"]>, at: string[]):
   if (section.clientId !== undefined) oauth.clientId = section.clientId;
   if (section.clientSecret !== undefined) oauth.clientSecret = section.clientSecret;
   if (section.redirectPort !== undefined) oauth.redirectPort = section.redirectPort;
-  if (oauth.grant === "client_credentials" && (!oauth.clientId || !oauth.clientSecret))
+  if (section.issuer !== undefined) oauth.issuer = section.issuer;
+  if (oauth.grant === "client_credentials" && (!oauth.clientId || !oauth.clientSecret || !oauth.issuer))
     throw invalid(
       [...at, "oauth"].join("."),
-      'the "client_credentials" grant needs "clientId" and "clientSecret"',
+      'the "client_credentials" grant needs "clientId", "clientSecret" and "issuer" (the authorization server the secret may go to)',
     );
   return oauth;
 }

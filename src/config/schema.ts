@@ -71,10 +71,11 @@ export const serverEntrySchema = z.object({
         clientSecret: z.string().min(1).optional(),
         scopes: stringArray.optional(),
         redirectPort: z.number().int().min(1).max(65535).optional(),
+        issuer: z.string().url().optional(),
       },
       {
         error:
-          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "grant"?: "authorization_code" | "client_credentials" }',
+          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "issuer"?: URL, "grant"?: "authorization_code" | "client_credentials" }',
       },
     )
     .optional(),
@@ -186,6 +187,8 @@ export interface OAuthConfig {
   clientSecret?: string;
   scopes: string[];
   redirectPort?: number;
+  /** The authorization server's issuer: the client credentials are sent to it only. */
+  issuer?: string;
 }
 
 /** One server, resolved: defaults filled, paths absolute, transport chosen. */

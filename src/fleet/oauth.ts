@@ -6,6 +6,7 @@
 // session reports the server as `needs-auth`. `authorizeServer` (behind `switchyard login`) runs the
 // authorization-code flow with a loopback redirect listener.
 
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -219,6 +220,7 @@ export function connectAuthProvider(
     return new ClientCredentialsProvider({
       clientId: oauth.clientId!,
       clientSecret: oauth.clientSecret!,
+      expectedIssuer: oauth.issuer!,
       clientName: "Switchyard",
       ...(oauth.scopes.length ? { scope: oauth.scopes.join(" ") } : {}),
     });
@@ -365,4 +367,25 @@ async function listenForRedirect(port: number) {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Open `url` in the user's browser: `$BROWSER`, else `xdg-open` when it is on the PATH. Resolves with
+ * whether one was started (it is not waited for).
+ */
+export function openInBrowser(url: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const onPath = (name: string) =>
+    (env.PATH ?? "")
+      .split(path.delimiter)
+      .some((folder) => folder !== "" && existsSync(path.join(folder, name)));
+  const browser = env.BROWSER ? env.BROWSER : onPath("xdg-open") ? "xdg-open" : undefined;
+  if (!browser) return false;
+  try {
+    const child = spawn(browser, [url], { detached: true, stdio: "ignore" });
+    child.on("error", () => {});
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -16,7 +16,14 @@ import { memoryLogger, sdk } from "../helpers.js";
 
 interface OAuthFixture {
   url: string;
-  stats: { registrations: number; codeGrants: number; refreshes: number; issued: string[] };
+  origin: string;
+  stats: {
+    registrations: number;
+    codeGrants: number;
+    refreshes: number;
+    clientCredentials: number;
+    issued: string[];
+  };
   expireAccessTokens(): void;
   close(): Promise<void>;
 }
@@ -36,8 +43,8 @@ afterEach(async () => {
   rmSync(configHome, { recursive: true, force: true });
 });
 
-async function fixture(accessTtlS = 3600): Promise<OAuthFixture> {
-  const server = (await startOAuthServer({ accessTtlS })) as OAuthFixture;
+async function fixture(accessTtlS = 3600, clients: unknown[] = []): Promise<OAuthFixture> {
+  const server = (await startOAuthServer({ accessTtlS, clients })) as OAuthFixture;
   opened.push(server);
   return server;
 }
@@ -143,5 +150,67 @@ describe("OAuth for a remote server, on the SDK's auth support", () => {
     expect(wire.length).toBeGreaterThan(0);
     for (const secret of auth.stats.issued) expect(seen).not.toContain(secret);
     expect(seen).not.toMatch(/authorization/i);
+  });
+
+  it("connects machine to machine with the client_credentials grant (the SDK's provider): no login, no token file", async () => {
+    const machine = {
+      client_id: "robot",
+      client_secret: "robot-secret",
+      grant_types: ["client_credentials"],
+    };
+    const auth = await fixture(3600, [machine]);
+    const { logger, lines } = memoryLogger();
+    const yard = await Switchyard.connect(
+      {
+        mcpServers: {
+          guarded: {
+            url: auth.url,
+            oauth: {
+              grant: "client_credentials",
+              clientId: "robot",
+              clientSecret: "robot-secret",
+              issuer: auth.origin,
+            },
+          },
+        },
+      },
+      { logger },
+    );
+    opened.push(yard);
+    expect(yard.servers()[0]).toMatchObject({ status: "ready" });
+    expect((await yard.callTool("guarded_echo", { text: "m2m" })).text).toBe("m2m");
+    expect(auth.stats).toMatchObject({ clientCredentials: 1, codeGrants: 0, registrations: 0 });
+    expect(() => statSync(oauthStorePath(auth.url))).toThrow();
+    const seen = JSON.stringify([lines(), yard.servers()]);
+    for (const secret of [...auth.stats.issued, "robot-secret"]) expect(seen).not.toContain(secret);
+  });
+
+  it("reports a refused client_credentials grant as AUTH_REQUIRED, without the secret", async () => {
+    const auth = await fixture(3600, [{ client_id: "robot", client_secret: "right" }]);
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        guarded: {
+          url: auth.url,
+          oauth: {
+            grant: "client_credentials",
+            clientId: "robot",
+            clientSecret: "wrong-secret",
+            issuer: auth.origin,
+          },
+        },
+      },
+    });
+    opened.push(yard);
+    const [state] = yard.servers();
+    expect(state).toMatchObject({ status: "failed", errorCode: "AUTH_REQUIRED" });
+    expect(state!.error).toContain("client credentials");
+    expect(state!.error).not.toContain("wrong-secret");
+  });
+
+  it("refuses a client_credentials grant without an issuer to send the secret to (CONFIG_INVALID)", () => {
+    const oauth = { grant: "client_credentials", clientId: "a", clientSecret: "b" };
+    expect(() => resolveConfig({ mcpServers: { m: { url: "https://x.example/mcp", oauth } } })).toThrow(
+      /"issuer"/,
+    );
   });
 });

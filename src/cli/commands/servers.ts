@@ -24,7 +24,9 @@ export async function serversCommand(ctx: CommandContext, flags: ServersFlags = 
   const states = yard.servers();
   if (ctx.out.json) ctx.out.data(states.map(serverJson));
   else ctx.out.result(renderServers(states, { wide: flags.wide === true }));
-  return states.some((state) => state.status === "failed") ? EXIT_FAILED : EXIT_OK;
+  return states.some((state) => state.status === "failed" || state.status === "needs-auth")
+    ? EXIT_FAILED
+    : EXIT_OK;
 }
 
 /**
@@ -115,7 +117,10 @@ interface Column {
 }
 
 /** An error as the table shows it: its first line, short enough to leave room for the rest. */
-const errorCell = (state: ServerView) => (state.error === undefined ? "" : firstLine(state.error, 40));
+const errorCell = (state: ServerView) => {
+  if (state.status === "needs-auth") return `run: switchyard login ${state.name}`;
+  return state.error === undefined ? "" : firstLine(state.error, 40);
+};
 
 const COLUMNS: Column[] = [
   { title: "server", cell: (state) => state.name },
