@@ -80,6 +80,11 @@ describe("switchyard login and logout", () => {
     expect(before.stdout).toMatch(/guarded\s+needs-auth/);
     expect(before.stdout).toContain("switchyard login guarded");
     expect(before.stdout).toMatch(/local\s+ready/);
+    const listed = await cli("tools");
+    expect(listed.stderr).toContain(
+      "server guarded needs a login, its tools are not listed: run `switchyard login guarded`",
+    );
+    expect(listed.stdout).toContain("local_echo");
 
     const login = await loginFollowingTheUrl("--log-level", "trace");
     expect(login.stderr).not.toContain("Error");

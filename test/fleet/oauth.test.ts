@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -212,5 +213,36 @@ describe("OAuth for a remote server, on the SDK's auth support", () => {
     expect(() => resolveConfig({ mcpServers: { m: { url: "https://x.example/mcp", oauth } } })).toThrow(
       /"issuer"/,
     );
+  });
+
+  it("listens for the redirect on oauth.redirectPort when it is set, and the redirect URI says so", async () => {
+    const auth = await fixture();
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const [server] = resolveConfig({
+      mcpServers: { guarded: { url: auth.url, oauth: { redirectPort: port } } },
+    }).servers;
+    const seen: URL[] = [];
+    await authorizeServer(server!, {
+      onAuthorizationUrl: (url) => {
+        seen.push(url);
+        void followInBrowser(url);
+      },
+      timeoutMs: 10_000,
+    });
+    expect(seen[0]!.searchParams.get("redirect_uri")).toBe(`http://127.0.0.1:${port}/callback`);
+    expect(auth.stats.codeGrants).toBe(1);
+  });
+
+  it("gives up on a login whose redirect never comes (TIMEOUT), and frees the port", async () => {
+    const auth = await fixture();
+    const [server] = resolveConfig(configFor(auth.url)).servers;
+    const error: unknown = await authorizeServer(server!, {
+      onAuthorizationUrl: () => {},
+      timeoutMs: 200,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "TIMEOUT" });
   });
 });

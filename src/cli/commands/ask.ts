@@ -171,7 +171,9 @@ const CHAT_COMMANDS: ReadonlyArray<readonly [string, string]> = [
 export function chatBanner(yard: Switchyard, modelName: string): string {
   const servers = yard.servers().filter((server) => server.status !== "disabled");
   const ready = servers.filter((server) => server.status === "ready").length;
-  const failed = servers.filter((server) => server.status === "failed").map((server) => server.name);
+  const failed = servers
+    .filter((server) => server.status === "failed" || server.status === "needs-auth")
+    .map((server) => server.name);
   const failures = failed.length ? ` (${failed.join(", ")} failed: /servers says why)` : "";
   return `switchyard chat — ${ready}/${servers.length} servers${failures}, ${yard.tools().length} tools, model ${modelName}; /help for commands`;
 }

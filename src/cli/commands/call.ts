@@ -37,6 +37,8 @@ export async function connectFor(
     const alone = await ctx.connect(undefined, [server]);
     if (alone.describeTool(name)) return alone;
     const state = alone.servers()[0];
+    if (state?.status === "needs-auth")
+      throw new CliError(`${name}: ${state.error ?? "a login is needed"}`, EXIT_FAILED);
     if (state?.status === "failed") {
       // Its names are its own: no other server can list this one, and this one could not start.
       throw new CliError(`${name}: server ${server} failed: ${state.error ?? "unknown error"}`, EXIT_FAILED);
