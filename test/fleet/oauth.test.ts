@@ -123,6 +123,17 @@ describe("OAuth for a remote server, on the SDK's auth support", () => {
     expect((await yard.callTool("guarded_echo", { text: "refreshed" })).text).toBe("refreshed");
   });
 
+  it("refreshes an access token that expires while connected, inside the call", async () => {
+    const auth = await fixture();
+    await login(auth.url);
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    expect((await yard.callTool("guarded_echo", { text: "before" })).text).toBe("before");
+    auth.expireAccessTokens();
+    expect((await yard.callTool("guarded_echo", { text: "after" })).text).toBe("after");
+    expect(auth.stats.refreshes).toBe(1);
+  });
+
   it("is needs-auth again after logout", async () => {
     const auth = await fixture();
     await login(auth.url);
