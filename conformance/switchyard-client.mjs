@@ -1,7 +1,13 @@
 // A conformance client that drives each scenario through Switchyard's public API only (the package's
 // own entry, "switchyard", built into dist/ by `npm run build`). The suite runs it as
 // `node conformance/switchyard-client.mjs <server-url>` with MCP_CONFORMANCE_SCENARIO set.
-import { isSwitchyardError, Switchyard } from "switchyard";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { authorizeServer, isSwitchyardError, Switchyard } from "switchyard";
+
+// Tokens of a login go to a folder of this run's, never the user's config folder.
+process.env.XDG_CONFIG_HOME = mkdtempSync(path.join(tmpdir(), "switchyard-conformance-auth-"));
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -14,7 +20,8 @@ if (!url) {
 const ARGS = { add_numbers: { a: 5, b: 3 } };
 
 const yard = await Switchyard.connect(
-  { mcpServers: { conformance: { url, connectTimeoutMs: 15_000, timeoutMs: 15_000 } } },
+  // `oauth: {}`: log in the way the server says (discovery, dynamic client registration, PKCE).
+  { mcpServers: { conformance: { url, connectTimeoutMs: 15_000, timeoutMs: 15_000, oauth: {} } } },
   {
     // The form's defaults are applied by Switchyard to what the user leaves out (SEP-1034).
     onElicitation: async () => ({ action: "accept", content: {} }),
@@ -22,12 +29,26 @@ const yard = await Switchyard.connect(
 );
 let failed = false;
 try {
-  const [server] = yard.servers();
+  let [server] = yard.servers();
   console.log(
     `scenario ${scenario}: ${server.status} ${server.transport ?? ""} ${server.protocolVersion ?? ""}`,
   );
-  if (server.status !== "ready") {
-    console.error(`connect failed: ${server.error?.code ?? ""} ${server.error?.message ?? ""}`);
+  if (server.status === "needs-auth") {
+    // As `switchyard login` would: the suite's authorization server approves at once, so "the browser"
+    // follows the authorization URL's redirect to Switchyard's loopback listener.
+    await authorizeServer(yard.config.servers[0], {
+      timeoutMs: 15_000,
+      onAuthorizationUrl: async (authorizationUrl) => {
+        const answer = await fetch(authorizationUrl, { redirect: "manual" });
+        const location = answer.headers.get("location");
+        if (location) await (await fetch(new URL(location, authorizationUrl))).text();
+      },
+    });
+    await yard.reconnect();
+  }
+  if (yard.servers()[0].status !== "ready") {
+    [server] = yard.servers();
+    console.error(`connect failed: ${server.errorCode ?? ""} ${server.error ?? ""}`);
     failed = true;
   } else {
     for (const tool of yard.tools()) {
