@@ -87,6 +87,12 @@ export const DEFAULT_VERSION_NEGOTIATION: VersionNegotiationMode = "auto";
  * take the whole `connectTimeoutMs`). Restarts reuse the negotiated version and do not probe.
  */
 export const DEFAULT_STDIO_PROBE_WAIT_MS = 2_000;
+/**
+ * Streamable HTTP: how long connecting waits for the server-to-client stream (the standalone GET, or
+ * `subscriptions/listen`) to be answered before the server is ready, so that what a server sends while
+ * the first call runs finds the stream open.
+ */
+export const DEFAULT_STREAM_OPEN_WAIT_MS = 1_000;
 
 /** How long a stdio server gets to exit after its stdin is closed, then again after SIGTERM. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 1_000;

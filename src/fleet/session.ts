@@ -12,7 +12,7 @@ import {
   type Transport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
-import { DEFAULT_STDIO_PROBE_WAIT_MS } from "../config/defaults.js";
+import { DEFAULT_STDIO_PROBE_WAIT_MS, DEFAULT_STREAM_OPEN_WAIT_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/schema.js";
 import { isSwitchyardError, readableFailure, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -23,7 +23,7 @@ import { launchHttpServer } from "./launcher.js";
 import { connectAuthProvider, FileOAuthProvider } from "./oauth.js";
 import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
-import { fetchWithIdleStreams } from "./stream-fetch.js";
+import { fetchWithIdleStreams, opensLastingStream } from "./stream-fetch.js";
 import { tapTransport } from "./tap-transport.js";
 
 /** What Switchyard tells servers about itself. */
@@ -88,6 +88,28 @@ export function negotiationFor(version: string | undefined): VersionNegotiation 
  * One life of a server: its process (if any), transport, MCP client, handshake and tool list. A
  * connection opens a new session to restart a server; a session is never reused once closed.
  */
+/** Settles once the first of some requests has been answered (or failed); waits are bounded. */
+class FirstAnswer {
+  #done = false;
+  #wake: (() => void) | undefined;
+  readonly #settled = new Promise<void>((resolve) => {
+    this.#wake = resolve;
+  });
+
+  settle(answer: Promise<unknown>): void {
+    if (this.#done) return;
+    this.#done = true;
+    answer.then(this.#wake, this.#wake);
+  }
+
+  /** Until the first answer, at most `ms`. */
+  async wait(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.#settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+}
+
 export class ServerSession {
   readonly #config: ServerConfig;
   readonly #hooks: SessionHooks;
@@ -98,6 +120,8 @@ export class ServerSession {
   #authProvider: ReturnType<typeof connectAuthProvider>;
   /** True when the server needs `switchyard login`: no valid token, and no refresh could get one. */
   needsLogin = false;
+  /** The first answer to a lasting stream request (Streamable HTTP's server-to-client messages). */
+  readonly #streamAnswered = new FirstAnswer();
   #client: Client | undefined;
   #process: ServerProcess | undefined;
   #kind: TransportKind;
@@ -149,6 +173,10 @@ export class ServerSession {
       await this.#establish(openSignal);
       this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
       await this.#listResourcesAndPrompts(openSignal);
+      // Streamable HTTP: the stream of server-to-client messages (the standalone GET, or
+      // subscriptions/listen) is open before the first call, so that nothing the server sends in
+      // answer to that call (an elicitation, say) goes to a stream not yet there.
+      if (this.#kind === "http") await this.#streamAnswered.wait(DEFAULT_STREAM_OPEN_WAIT_MS);
       this.connectMs = Math.round(performance.now() - started);
     } catch (error) {
       const failure = isSwitchyardError(error)
@@ -369,7 +397,10 @@ export class ServerSession {
     this.#refusal = undefined;
     // Remember a 401/403 and its challenge: the SDK's errors for them carry neither reliably.
     const fetchWithHeaders: FetchLike = async (input, init) => {
-      const response = await withHeaders(input, init);
+      const lasting = kind === "http" && opensLastingStream(input, init);
+      const answered = withHeaders(input, init);
+      if (lasting) this.#streamAnswered.settle(answered);
+      const response = await answered;
       if (response.status === 401 || response.status === 403) {
         const challenge = response.headers.get("www-authenticate");
         this.#refusal = { status: response.status, ...(challenge ? { challenge } : {}) };
