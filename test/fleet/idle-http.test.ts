@@ -21,7 +21,6 @@ import {
 const EXIT_WITHIN_MS = 5_000;
 /** How long the slow tool takes to answer. */
 const SLEEP_MS = 1_500;
-const SLOW_SSE_SERVER = `${ROOT}test/fixtures/slow-sse-server.mjs`;
 
 /** HTTP servers the fleet launches, every one carrying `marker` in its environment. */
 function httpServers(marker: string) {
@@ -37,7 +36,7 @@ function httpServers(marker: string) {
     sse: { ...launched("http://127.0.0.1:{{port}}/sse", SSE_SERVER, "--port", "{{port}}"), transport: "sse" },
     /** A legacy HTTP+SSE server whose `sleep` answers on the stream long after the POST's 202. */
     slowSse: {
-      ...launched("http://127.0.0.1:{{port}}/sse", SLOW_SSE_SERVER, "--port", "{{port}}"),
+      ...launched("http://127.0.0.1:{{port}}/sse", SSE_SERVER, "--port", "{{port}}", "--slow"),
       transport: "sse",
     },
     hasher: launched("http://127.0.0.1:{{port}}/mcp", HASHER, "--port", "{{port}}"),
