@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createLogger, type Logger } from "../src/index.js";
+import { createLogger, isSwitchyardError, type Logger, type SwitchyardError } from "../src/index.js";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const NODE = process.execPath;
@@ -140,4 +140,15 @@ export function runCli(
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.once("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** The SwitchyardError a promise rejects with; fails the test when it resolves or throws anything else. */
+export async function failureOf(promise: Promise<unknown>): Promise<SwitchyardError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isSwitchyardError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
 }

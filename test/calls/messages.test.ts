@@ -1,21 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { isSwitchyardError, Switchyard } from "../../src/index.js";
-import { raw, sdk } from "../helpers.js";
+import { Switchyard } from "../../src/index.js";
+import { failureOf, raw, sdk } from "../helpers.js";
 
 const opened: Switchyard[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((yard) => yard.close()));
 });
-
-async function failureOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSwitchyardError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("errors a user reads", () => {
   it("a tool of a server that failed to connect: the server is down, and why — not 'no tool named'", async () => {

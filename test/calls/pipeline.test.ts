@@ -6,7 +6,7 @@ import {
   type SwitchyardEvent,
   type WireRecord,
 } from "../../src/index.js";
-import { NODE, ROOT, raw, sdk, waitFor } from "../helpers.js";
+import { failureOf, NODE, ROOT, raw, sdk, waitFor } from "../helpers.js";
 
 const FAULT_SERVER = `${ROOT}test/fixtures/fault-server.mjs`;
 const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
@@ -25,16 +25,6 @@ async function yardOf(
   const yard = await Switchyard.connect({ mcpServers: servers }, options);
   opened.push(yard);
   return yard;
-}
-
-async function failureOf(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (isSwitchyardError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
 }
 
 describe("failures that share one cause count once", () => {
