@@ -115,6 +115,48 @@ export const DEFAULT_MODEL_RETRY_BASE_MS = 500;
 /** Longest wait between two tries of a model request (a `Retry-After` longer than this is cut). */
 export const DEFAULT_MODEL_MAX_RETRY_DELAY_MS = 10_000;
 
+// --- Context: tokens and budgets (src/context) ---------------------------------------------
+
+/** A model's context window, in tokens, when `model.contextWindow` is unset and its name is not known. */
+export const DEFAULT_CONTEXT_WINDOW_TOKENS = 32_768;
+/**
+ * Context windows (tokens) of common model families, by the start of the model's name (lowercased,
+ * after any `provider/` prefix; the longest matching start wins). Set `model.contextWindow` for others,
+ * or where a server runs a model with a smaller window (Ollama's default `num_ctx` is far below these).
+ */
+export const DEFAULT_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.freeze({
+  "gpt-5": 400_000,
+  "gpt-4.1": 1_047_576,
+  "gpt-4o": 128_000,
+  "chatgpt-4o": 128_000,
+  "gpt-4-turbo": 128_000,
+  "gpt-4": 8_192,
+  "gpt-3.5": 16_385,
+  "gpt-oss": 131_072,
+  o1: 200_000,
+  o3: 200_000,
+  o4: 200_000,
+  claude: 200_000,
+  gemini: 1_048_576,
+  qwen: 32_768,
+  deepseek: 65_536,
+  glm: 128_000,
+  llama: 131_072,
+  mistral: 32_768,
+  mixtral: 32_768,
+  kimi: 131_072,
+  moonshot: 131_072,
+});
+/** Characters per token of the estimate for models without a known tokenizer (CJK characters count one token each). */
+export const DEFAULT_CHARS_PER_TOKEN = 4;
+/** Weight of each new `usage` report in the estimate's correction factor (the rest: the factor so far). */
+export const DEFAULT_TOKEN_CALIBRATION_WEIGHT = 0.5;
+/** Lowest and highest correction factor the reported `usage` may set on the estimate. */
+export const DEFAULT_TOKEN_CALIBRATION_BOUNDS: Readonly<{ min: number; max: number }> = Object.freeze({
+  min: 0.5,
+  max: 3,
+});
+
 // --- What the client offers servers ---------------------------------------------------------
 
 /**

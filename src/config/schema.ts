@@ -154,6 +154,8 @@ export const routingSchema = z.strictObject({
 /** The top level of a config file, before server entries are checked one by one. */
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
+  /** The model's context window in tokens; absent: known for common model names (context/tokens.ts). */
+  contextWindow: positiveInt.optional(),
   z.object({
     id: z.string({ error: "expected the input's id (a string)" }).min(1, "expected a non-empty id"),
     type: z.string().optional(),
