@@ -1,4 +1,5 @@
 import { DEFAULT_SYSTEM_PROMPT } from "../config/defaults.js";
+import { ResultHandles } from "../context/handles.js";
 import type { AnchorFormat } from "../context/shape-result.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
@@ -28,6 +29,13 @@ import {
   skipUnavailableServers,
   stepLimit,
 } from "./guards.js";
+import {
+  checkLocalTools,
+  type LocalTool,
+  LocalToolHost,
+  type LocalToolState,
+  readResultTool,
+} from "./local-tools.js";
 import { type CallOutcomeReport, runToolCall, type ToolHost } from "./run-call.js";
 
 /** The system prompt when none is given (it lives in config/defaults.ts). */
@@ -63,6 +71,11 @@ export interface SelectionContext {
   messages: readonly ChatMessage[];
   /** Catalog names already called in this conversation. */
   usedTools: ReadonlySet<string>;
+  /**
+   * The run's state: the same object local tools are given, so per-run data may be kept keyed by it;
+   * absent when a selector is called outside a run.
+   */
+  state?: LocalToolState;
 }
 
 export interface AgentOptions {
@@ -95,6 +108,15 @@ export interface AgentOptions {
   resultBudgetChars?: number;
   /** Every event of the run, in order (`run_started` … `run_finished`), call events included. */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Tools the agent answers itself, offered beside the catalog's (at the steps where each one's
+   * `offered` says so) and never sent to a server; the built-in `read_result` is always among them.
+   * Their calls are paired, guarded, shaped and recorded like any other, with `server: "switchyard"`.
+   * A local tool hides a catalog tool of the same name (that one is not offered).
+   * @throws SwitchyardError `INVALID_INPUT` (from the constructor) for a name that is not model-safe or
+   *   that two local tools share (`read_result` included).
+   */
+  localTools?: LocalTool[];
 }
 
 /** What a run returns. */
@@ -129,6 +151,8 @@ export interface RunOptions {
 interface RunContext {
   runId: string;
   state: RunState;
+  /** The host the run's calls go through: local tools answered, the others sent to the agent's host. */
+  tools: LocalToolHost;
   /** Report to `onEvent` and, unless `ownEventsOnly`, to the host's observers. */
   emit: (event: SwitchyardEvent, ownEventsOnly?: boolean) => void;
   signal?: AbortSignal;
@@ -146,9 +170,12 @@ export class Agent {
   readonly #stopWhen: StopCondition[];
   readonly #guards: CallGuard[];
   readonly #toolCache = new WeakMap<object, ModelTool>();
+  readonly #localTools: LocalTool[];
 
   constructor(options: AgentOptions) {
     this.#options = options;
+    this.#localTools = [readResultTool(), ...(options.localTools ?? [])];
+    checkLocalTools(this.#localTools);
     this.#maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.#stopWhen = [stepLimit(this.#maxSteps), ...(options.stopWhen ?? [])];
     this.#guards = [
@@ -176,14 +203,25 @@ export class Agent {
     const unavailableServers = new Set<string>();
     const unavailableTools = new Set<string>();
     const usedTools = new Set(usedToolNames(messages));
-    const state: RunState = { step: 0, messages, calls, callCounts, unavailableServers, unavailableTools };
+    const handles = new ResultHandles();
+    const state: LocalToolState = {
+      step: 0,
+      messages,
+      calls,
+      callCounts,
+      unavailableServers,
+      unavailableTools,
+      runId,
+      handles,
+    };
     const host = this.#options.host;
+    const tools = new LocalToolHost(host, this.#localTools, state);
     const emit = (event: SwitchyardEvent, ownEventsOnly = false) => {
       this.#options.onEvent?.(event);
       if (!ownEventsOnly) host.emit?.(event);
     };
     const signal = options.signal;
-    const context: RunContext = { runId, state, emit, ...(signal ? { signal } : {}) };
+    const context: RunContext = { runId, state, tools, emit, ...(signal ? { signal } : {}) };
     const record = (outcome: string, error?: RecordedError): RunRecord => {
       const tokens = sumTokens(steps);
       return {
@@ -236,7 +274,7 @@ export class Agent {
         let offered: ModelTool[] = [];
         if (!last) {
           try {
-            offered = await unlessAborted(this.#offer(messages, usedTools), signal);
+            offered = await unlessAborted(this.#offer(state, usedTools, tools), signal);
           } catch (error) {
             if (signal?.aborted) return cancelled();
             return finish(
@@ -321,7 +359,7 @@ export class Agent {
           const result = results[index]!;
           messages.push({ role: "tool", toolCallId: call.id, content: result.content });
           calls.push(result.record);
-          usedTools.add(call.name);
+          if (!tools.isLocal(call.name)) usedTools.add(call.name);
           if (result.sentKey) callCounts.set(result.sentKey, (callCounts.get(result.sentKey) ?? 0) + 1);
           if (result.downServer) unavailableServers.add(result.downServer);
           if (result.unusableTool) unavailableTools.add(result.unusableTool);
@@ -343,10 +381,12 @@ export class Agent {
     guards: readonly CallGuard[],
   ): Promise<CallOutcomeReport[]> {
     const { runId, state, emit } = context;
-    const host = this.#options.host;
+    const host = context.tools;
     const one = async (call: ToolCall) => {
       const entry = host.describeTool(call.name);
       // The host's pipeline reports the calls it is given; the agent's own observer hears of every call.
+      // A local tool's call never reaches the host's pipeline: the agent reports it to the host too.
+      const local = host.isLocal(call.name);
       emit(
         {
           type: "call_started",
@@ -357,7 +397,7 @@ export class Agent {
           ...(entry ? { server: entry.server, tool: entry.tool } : {}),
           arguments: call.arguments,
         },
-        true,
+        !local,
       );
       const report = await runToolCall(call, {
         host,
@@ -371,7 +411,7 @@ export class Agent {
           : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       });
-      emit({ type: "call_finished", step: state.step, ...report.record }, report.sent);
+      emit({ type: "call_finished", step: state.step, ...report.record }, report.sent && !local);
       return report;
     };
     if (this.#options.parallelToolCalls === false) {
@@ -382,15 +422,22 @@ export class Agent {
     return Promise.all(toolCalls.map(one));
   }
 
-  async #offer(messages: ChatMessage[], usedTools: ReadonlySet<string>): Promise<ModelTool[]> {
-    let tools = this.#options.host.tools().filter((tool) => tool.unsupported === undefined);
+  async #offer(
+    state: LocalToolState,
+    usedTools: ReadonlySet<string>,
+    local: LocalToolHost,
+  ): Promise<ModelTool[]> {
+    // A catalog tool named like a local tool is hidden: every call by that name is the local tool's.
+    let tools = this.#options.host
+      .tools()
+      .filter((tool) => tool.unsupported === undefined && !local.isLocal(tool.name));
     if (this.#options.selectTools) {
       // In the selector's order: a router's puts pinned and used tools first, then the best matches.
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      const chosen = new Set(await this.#options.selectTools({ messages, usedTools }));
+      const chosen = new Set(await this.#options.selectTools({ messages: state.messages, usedTools, state }));
       tools = [...chosen].flatMap((name) => byName.get(name) ?? []);
     }
-    return tools.map((tool) => {
+    const catalog = tools.map((tool) => {
       let modelTool = this.#toolCache.get(tool.inputSchema);
       if (!modelTool || modelTool.name !== tool.name || modelTool.description !== tool.description) {
         modelTool = {
@@ -402,6 +449,8 @@ export class Agent {
       }
       return modelTool;
     });
+    // After the catalog's, so that a local tool offered from some step on only adds to the prompt's end.
+    return [...catalog, ...local.offered()];
   }
 }
 

@@ -213,6 +213,8 @@ export const DEFAULT_FUSION_DEPTH = 50;
 export const DEFAULT_RRF_K = 60;
 /** How deep `evaluateRouter` ranks each query for MRR: a first relevant tool further down is not found. */
 export const DEFAULT_EVAL_DEPTH = 100;
+/** Characters one `read_result` page returns at most (a stored result is read in pages of this size). */
+export const DEFAULT_READ_RESULT_CHARS = 8_000;
 
 /**
  * Field weights of a tool's text, tuned on the dev sets (routing data README) but kept round: the name
