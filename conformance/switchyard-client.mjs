@@ -19,41 +19,85 @@ if (!url) {
 // Arguments for the tools the scenarios offer; any other tool is called with {}.
 const ARGS = { add_numbers: { a: 5, b: 3 } };
 
+// What the suite hands a client for a scenario (credentials registered with its authorization server),
+// put where a user would: the server's `oauth` section.
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
+
+/** The `oauth` section a user of this scenario's server would write. */
+function oauthSection() {
+  if (scenario === "auth/client-credentials-basic")
+    return { grant: "client_credentials", clientId: context.client_id, clientSecret: context.client_secret };
+  if (scenario === "auth/client-credentials-jwt")
+    return {
+      grant: "client_credentials",
+      clientId: context.client_id,
+      privateKey: context.private_key_pem,
+      signingAlgorithm: context.signing_algorithm,
+    };
+  if (scenario === "auth/cross-app-access-complete-flow")
+    return {
+      grant: "cross_app_access",
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      idp: {
+        tokenEndpoint: context.idp_token_endpoint,
+        clientId: context.idp_client_id,
+        idToken: context.idp_id_token,
+      },
+    };
+  // The authorization-code flow: discovery, then a client ID metadata document where the
+  // authorization server supports one, else the pre-registered client, else dynamic registration.
+  return {
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    ...(context.client_id ? { clientId: context.client_id } : {}),
+    ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+  };
+}
+
 const yard = await Switchyard.connect(
-  // `oauth: {}`: log in the way the server says (discovery, dynamic client registration, PKCE).
-  { mcpServers: { conformance: { url, connectTimeoutMs: 15_000, timeoutMs: 15_000, oauth: {} } } },
+  { mcpServers: { conformance: { url, connectTimeoutMs: 15_000, timeoutMs: 15_000, oauth: oauthSection() } } },
   {
     // The form's defaults are applied by Switchyard to what the user leaves out (SEP-1034).
     onElicitation: async () => ({ action: "accept", content: {} }),
   },
 );
+
+/** As `switchyard login` would: the suite's authorization server approves at once, so "the browser"
+ * follows the authorization URL's redirect to Switchyard's loopback listener. */
+async function login() {
+  await authorizeServer(yard.config.servers[0], {
+    timeoutMs: 15_000,
+    onAuthorizationUrl: async (authorizationUrl) => {
+      const answer = await fetch(authorizationUrl, { redirect: "manual" });
+      const location = answer.headers.get("location");
+      if (location) await (await fetch(new URL(location, authorizationUrl))).text();
+    },
+  });
+  await yard.reconnect();
+}
+
 let failed = false;
 try {
   let [server] = yard.servers();
   console.log(
     `scenario ${scenario}: ${server.status} ${server.transport ?? ""} ${server.protocolVersion ?? ""}`,
   );
-  if (server.status === "needs-auth") {
-    // As `switchyard login` would: the suite's authorization server approves at once, so "the browser"
-    // follows the authorization URL's redirect to Switchyard's loopback listener.
-    await authorizeServer(yard.config.servers[0], {
-      timeoutMs: 15_000,
-      onAuthorizationUrl: async (authorizationUrl) => {
-        const answer = await fetch(authorizationUrl, { redirect: "manual" });
-        const location = answer.headers.get("location");
-        if (location) await (await fetch(new URL(location, authorizationUrl))).text();
-      },
-    });
-    await yard.reconnect();
-  }
+  if (server.status === "needs-auth") await login();
   if (yard.servers()[0].status !== "ready") {
     [server] = yard.servers();
     console.error(`connect failed: ${server.errorCode ?? ""} ${server.error ?? ""}`);
     failed = true;
   } else {
     for (const tool of yard.tools()) {
+      const call = () => yard.callTool(tool.name, ARGS[tool.tool] ?? {});
       try {
-        const result = await yard.callTool(tool.name, ARGS[tool.tool] ?? {});
+        // A call refused for a narrow scope (step-up) is what a user answers with a new login.
+        const result = await call().catch(async (error) => {
+          if (!isSwitchyardError(error, "AUTH_REQUIRED")) throw error;
+          console.log(`${tool.tool}: ${error.message}; logging in again`);
+          await login();
+          return await call();
+        });
         console.log(`${tool.tool}: isError=${result.isError} ${result.text}`);
       } catch (error) {
         if (!isSwitchyardError(error)) throw error;

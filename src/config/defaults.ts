@@ -298,3 +298,7 @@ export const DEFAULT_CATALOG_CACHE_MAX_AGE_MS = 86_400_000;
 export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
 /** The path of the loopback redirect URI `switchyard login` listens on. */
 export const DEFAULT_OAUTH_CALLBACK_PATH = "/callback";
+/** How long a login's first question to the server (which scope its challenge asks for) may take. */
+export const DEFAULT_OAUTH_PROBE_TIMEOUT_MS = 10_000;
+/** The JWS algorithm of `oauth.privateKey` when `oauth.signingAlgorithm` names none. */
+export const DEFAULT_OAUTH_SIGNING_ALGORITHM = "RS256";

@@ -238,7 +238,7 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
   if (entry.maxTotalTimeoutMs !== undefined) server.maxTotalTimeoutMs = entry.maxTotalTimeoutMs;
   if (command !== undefined) server.command = command;
   if (entry.url !== undefined) server.url = entry.url;
-  if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at);
+  if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at, warnings);
   return server;
 }
 
@@ -306,16 +306,38 @@ function invalid(where: string, expected: string): SwitchyardError {
   return new SwitchyardError("CONFIG_INVALID", where ? `${where}: ${expected}` : expected, { path: where });
 }
 
-function resolveOAuth(section: NonNullable<ServerEntry["oauth"]>, at: string[]): OAuthConfig {
-  const oauth: OAuthConfig = { grant: section.grant ?? "authorization_code", scopes: section.scopes ?? [] };
-  if (section.clientId !== undefined) oauth.clientId = section.clientId;
-  if (section.clientSecret !== undefined) oauth.clientSecret = section.clientSecret;
-  if (section.redirectPort !== undefined) oauth.redirectPort = section.redirectPort;
-  if (section.issuer !== undefined) oauth.issuer = section.issuer;
-  if (oauth.grant === "client_credentials" && (!oauth.clientId || !oauth.clientSecret || !oauth.issuer))
-    throw invalid(
-      [...at, "oauth"].join("."),
-      'the "client_credentials" grant needs "clientId", "clientSecret" and "issuer" (the authorization server the secret may go to)',
+function resolveOAuth(
+  section: NonNullable<ServerEntry["oauth"]>,
+  at: string[],
+  warnings: string[],
+): OAuthConfig {
+  const where = [...at, "oauth"].join(".");
+  const { grant = "authorization_code", scopes = [], ...rest } = section;
+  const oauth: OAuthConfig = { grant, scopes };
+  for (const [key, value] of Object.entries(rest)) {
+    if (value !== undefined) Object.assign(oauth, { [key]: value });
+  }
+  const needs = (keys: Array<keyof OAuthConfig>, why: string) => {
+    const missing = keys.filter((key) => oauth[key] === undefined);
+    if (missing.length)
+      throw invalid(where, `the "${grant}" grant needs ${missing.map((key) => `"${key}"`).join(" and ")} (${why})`);
+  };
+  if (grant === "client_credentials") {
+    needs(["clientId"], "the client registered with the authorization server");
+    if (!oauth.clientSecret && !oauth.privateKey)
+      throw invalid(
+        where,
+        'the "client_credentials" grant needs "clientSecret" (client_secret_basic) or "privateKey" (a PEM key for private_key_jwt)',
+      );
+  }
+  if (grant === "cross_app_access") {
+    needs(["clientId", "clientSecret", "idp"], "the client at the MCP server's authorization server, and the identity provider");
+  }
+  if (grant !== "authorization_code" && !oauth.issuer)
+    warnings.push(
+      `${where}: no "issuer": the client's credentials go to whichever authorization server the server names; set "issuer" to send them to that one only`,
     );
+  if (oauth.privateKey && grant !== "client_credentials")
+    warnings.push(`${where}.privateKey: used by the "client_credentials" grant only; ignored`);
   return oauth;
 }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import {
+  OAUTH_GRANTS,
+  type OAuthGrant,
   quotedList,
   STRATEGY_NAMES,
   TRANSPORT_KINDS,
@@ -66,7 +68,9 @@ export const serverEntrySchema = z.object({
   oauth: z
     .strictObject(
       {
-        grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+        grant: z
+          .enum(OAUTH_GRANTS, { error: `expected ${quotedList(OAUTH_GRANTS)}` })
+          .optional(),
         clientId: z.string().min(1).optional(),
         clientSecret: z.string().min(1).optional(),
         scopes: stringArray.optional(),
@@ -75,7 +79,7 @@ export const serverEntrySchema = z.object({
       },
       {
         error:
-          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "issuer"?: URL, "grant"?: "authorization_code" | "client_credentials" }',
+          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "issuer"?: URL, "grant"?: "authorization_code" | "client_credentials" | "cross_app_access", "clientMetadataUrl"?, "privateKey"?, "signingAlgorithm"?, "idp"? }',
       },
     )
     .optional(),
@@ -83,6 +87,29 @@ export const serverEntrySchema = z.object({
   type: z.enum(TRANSPORT_TYPES, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
   namespace: z
     .union([z.string().min(1), z.literal(false)], {
+        clientMetadataUrl: z
+          .string()
+          .url()
+          .refine((url) => /^https:\/\/[^/]+\/./i.test(url), {
+            error: "expected the https URL of a client ID metadata document (with a path)",
+          })
+          .optional(),
+        privateKey: z.string({ error: "expected a PEM private key (a string)" }).min(1).optional(),
+        signingAlgorithm: z.string({ error: 'expected a JWS algorithm, such as "RS256" or "ES256"' }).optional(),
+        idp: z
+          .strictObject(
+            {
+              tokenEndpoint: z.string().url(),
+              clientId: z.string().min(1),
+              clientSecret: z.string().min(1).optional(),
+              idToken: z.string().min(1),
+            },
+            {
+              error:
+                'expected { "tokenEndpoint": URL, "clientId", "clientSecret"?, "idToken" } (the enterprise identity provider)',
+            },
+          )
+          .optional(),
       error: "expected a non-empty string, or false for no prefix",
     })
     .optional(),
@@ -184,7 +211,7 @@ export type VersionNegotiation = z.infer<typeof versionNegotiation>;
 
 /** A server's `oauth` section: no `clientId` means dynamic client registration. */
 export interface OAuthConfig {
-  grant: "authorization_code" | "client_credentials";
+  grant: OAuthGrant;
   clientId?: string;
   clientSecret?: string;
   scopes: string[];
@@ -228,6 +255,14 @@ export interface ServerConfig {
   versionNegotiation: VersionNegotiation;
   disabled: boolean;
 }
+  /** The https URL of this client's client ID metadata document, used where the server supports it. */
+  clientMetadataUrl?: string;
+  /** `client_credentials` with `private_key_jwt`: the PEM key that signs the client assertion. */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (`DEFAULT_OAUTH_SIGNING_ALGORITHM`). */
+  signingAlgorithm?: string;
+  /** `cross_app_access`: the enterprise identity provider whose ID token is exchanged for a grant. */
+  idp?: { tokenEndpoint: string; clientId: string; clientSecret?: string; idToken: string };
 
 /** A whole resolved config: servers in file order plus the optional sections. */
 export interface SwitchyardConfig {

@@ -34,6 +34,14 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export const STRATEGY_NAMES = ["lexical", "two-stage", "embedding", "hybrid", "plain-bm25"] as const;
 export type StrategyName = (typeof STRATEGY_NAMES)[number];
 
+/**
+ * OAuth grants a `url` server's `oauth.grant` names: a user's login (`authorization_code`), machine to
+ * machine (`client_credentials`, with a secret or a private key), or an enterprise identity provider's
+ * token exchanged for access (`cross_app_access`).
+ */
+export const OAUTH_GRANTS = ["authorization_code", "client_credentials", "cross_app_access"] as const;
+export type OAuthGrant = (typeof OAUTH_GRANTS)[number];
+
 /** `"a", "b" or "c"`: a vocabulary as error messages spell it. */
 export function quotedList(words: readonly string[]): string {
   const quoted = words.map((word) => `"${word}"`);
@@ -44,3 +52,11 @@ export function quotedList(words: readonly string[]): string {
 export function isOneOf<const T extends string>(words: readonly T[], word: unknown): word is T {
   return typeof word === "string" && (words as readonly string[]).includes(word);
 }
+
+/**
+ * How the agent offers tools (`routing.mode`): `route` (the router's picks, each step), `search` (a
+ * `search_tools` tool plus the tools found so far), `all` (every tool), `auto` (search above
+ * `routing.searchAbove` tools, route below).
+ */
+export const ROUTING_MODES = ["auto", "route", "search", "all"] as const;
+export type RoutingMode = (typeof ROUTING_MODES)[number];

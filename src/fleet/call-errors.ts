@@ -1,4 +1,10 @@
-import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
 import {
   type Delivery,
   type ErrorCode,
@@ -120,6 +126,17 @@ export function toCallError(error: unknown, context: CallErrorContext): Switchya
       TRANSIENT_RPC.has(error.code) ? "transient" : "final",
       !invalidArguments,
       { rpcCode: error.code },
+    );
+  }
+  if (error instanceof InsufficientScopeError || error instanceof UnauthorizedError) {
+    // The SDK's OAuth flow gave up mid-session: the token expired with no refresh, or the server asks
+    // for a wider scope (step-up) than the login granted. Either way only a new login helps.
+    const scope = error instanceof InsufficientScopeError && error.requiredScope;
+    return fail(
+      "AUTH_REQUIRED",
+      `server ${server} refused the call to ${tool}: ${scope ? `it needs the scope "${scope}", which the login did not grant` : "its authorization is missing or expired"}; run \`switchyard login ${server}\` (or authorizeServer) and reconnect`,
+      "final",
+      false,
     );
   }
   const status = httpStatusOf(error);

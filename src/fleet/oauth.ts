@@ -15,13 +15,23 @@ import path from "node:path";
 import {
   auth,
   ClientCredentialsProvider,
+  CrossAppAccessProvider,
+  computeScopeUnion,
+  extractWWWAuthenticateParams,
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
   type StoredOAuthClientInformation,
+  PrivateKeyJwtProvider,
+  requestJwtAuthorizationGrant,
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
-import { DEFAULT_LOGIN_TIMEOUT_MS, DEFAULT_OAUTH_CALLBACK_PATH } from "../config/defaults.js";
+import {
+  DEFAULT_LOGIN_TIMEOUT_MS,
+  DEFAULT_OAUTH_CALLBACK_PATH,
+  DEFAULT_OAUTH_PROBE_TIMEOUT_MS,
+  DEFAULT_OAUTH_SIGNING_ALGORITHM,
+} from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
 import { SwitchyardError } from "../errors.js";
 
@@ -31,6 +41,8 @@ interface StoredAuth {
   tokens?: StoredOAuthTokens;
   codeVerifier?: string;
   discoveryState?: OAuthDiscoveryState;
+  /** The scope a 403 `insufficient_scope` asked for during a session: the next login asks for it too. */
+  stepUpScope?: string;
 }
 
 /**
@@ -99,11 +111,14 @@ export class FileOAuthProvider implements OAuthClientProvider {
   #discovery: OAuthDiscoveryState | undefined;
   /** True once the flow asked for the user (a connect that cannot go on without a login). */
   needsLogin = false;
+  /** A client ID metadata document (`oauth.clientMetadataUrl`): the client_id where the server supports it. */
+  readonly clientMetadataUrl?: string;
 
   constructor(config: ServerConfig, file: string, options: FileOAuthProviderOptions) {
     this.#config = config;
     this.#file = new TokenFile(file);
     this.#options = options;
+    if (config.oauth?.clientMetadataUrl) this.clientMetadataUrl = config.oauth.clientMetadataUrl;
   }
 
   get redirectUrl(): string {
@@ -151,6 +166,8 @@ export class FileOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: StoredOAuthTokens): void {
     this.#file.update((stored) => {
       stored.tokens = tokens;
+      // A login (not a refresh, which cannot widen scope) has now asked for the step-up scope.
+      if (this.#interactive) delete stored.stepUpScope;
     });
   }
 
@@ -184,6 +201,22 @@ export class FileOAuthProvider implements OAuthClientProvider {
     return this.#file.read().discoveryState ?? this.#discovery;
   }
 
+  /**
+   * Note the scope a 403 `insufficient_scope` challenge asked for during a session (step-up): a
+   * connect cannot ask the user, so the next login asks for it.
+   */
+  noteRequiredScope(scope: string): void {
+    if (!this.#file.exists()) return;
+    this.#file.update((stored) => {
+      stored.stepUpScope = computeScopeUnion(stored.stepUpScope, scope) ?? scope;
+    });
+  }
+
+  /** The scope noted by {@link noteRequiredScope}, if any. */
+  requiredScope(): string | undefined {
+    return this.#file.read().stepUpScope;
+  }
+
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     if (!this.#file.exists()) return;
     this.#file.update((stored) => {
@@ -205,24 +238,57 @@ function redirectUrlFor(port: number): string {
   return `http://127.0.0.1:${port}${DEFAULT_OAUTH_CALLBACK_PATH}`;
 }
 
+/** A provider of a machine grant: no user, no login, no token file. */
+type MachineProvider = ClientCredentialsProvider | PrivateKeyJwtProvider | CrossAppAccessProvider;
+
 /**
  * The provider a session hands its HTTP transport for `config`, or undefined when the server has no
- * `oauth` section: the SDK's ClientCredentialsProvider for the `client_credentials` grant, else ours,
- * in connect mode (a flow that needs the user only marks the provider `needsLogin`).
+ * `oauth` section: the SDK's machine-to-machine providers for `client_credentials` (a secret:
+ * ClientCredentialsProvider; a private key: PrivateKeyJwtProvider) and `cross_app_access`
+ * (CrossAppAccessProvider, the identity provider's ID token exchanged for a JWT authorization grant);
+ * else ours, in connect mode (a flow that needs the user only marks the provider `needsLogin`).
  */
 export function connectAuthProvider(
   config: ServerConfig,
   serverUrl: string,
-): FileOAuthProvider | ClientCredentialsProvider | undefined {
+): FileOAuthProvider | MachineProvider | undefined {
   const oauth = config.oauth;
   if (!oauth) return undefined;
+  const common = {
+    clientId: oauth.clientId!,
+    clientName: "Switchyard",
+    ...(oauth.issuer ? { expectedIssuer: oauth.issuer } : {}),
+  };
+  const scope = oauth.scopes.length ? { scope: oauth.scopes.join(" ") } : {};
   if (oauth.grant === "client_credentials") {
-    return new ClientCredentialsProvider({
-      clientId: oauth.clientId!,
+    return oauth.privateKey
+      ? new PrivateKeyJwtProvider({
+          ...common,
+          ...scope,
+          privateKey: oauth.privateKey,
+          algorithm: oauth.signingAlgorithm ?? DEFAULT_OAUTH_SIGNING_ALGORITHM,
+        })
+      : new ClientCredentialsProvider({ ...common, ...scope, clientSecret: oauth.clientSecret! });
+  }
+  if (oauth.grant === "cross_app_access") {
+    const idp = oauth.idp!;
+    return new CrossAppAccessProvider({
+      ...common,
       clientSecret: oauth.clientSecret!,
-      expectedIssuer: oauth.issuer!,
-      clientName: "Switchyard",
-      ...(oauth.scopes.length ? { scope: oauth.scopes.join(" ") } : {}),
+      assertion: async (target) => {
+        const wanted = computeScopeUnion(target.scope, oauth.scopes.join(" ") || undefined);
+        const grant = await requestJwtAuthorizationGrant({
+          tokenEndpoint: idp.tokenEndpoint,
+          audience: target.authorizationServerUrl,
+          resource: target.resourceUrl,
+          idToken: idp.idToken,
+          clientId: idp.clientId,
+          ...(idp.clientSecret ? { clientSecret: idp.clientSecret } : {}),
+          ...(wanted ? { scope: wanted } : {}),
+          fetchFn: target.fetchFn,
+        });
+        return grant.jwtAuthGrant;
+      },
     });
   }
   // Without a configured port the redirect URI is only known at login; a placeholder serves here.
@@ -276,11 +342,28 @@ export async function authorizeServer(
       redirectUrl: redirectUrlFor(listener.port),
       onAuthorizationUrl: options.onAuthorizationUrl,
     });
-    const scope = config.oauth?.scopes.length ? config.oauth.scopes.join(" ") : undefined;
-    const base = { serverUrl, ...(scope ? { scope } : {}) };
-    const first = await auth(provider, base).catch((error: unknown) => {
-      throw refused(config.name, error);
-    });
+    // What the server asks for now (with the saved token, if any): the scope to request (the spec's
+    // scope selection: the challenge's, with the configured ones), where its resource metadata lives,
+    // and whether this is a step-up (403 insufficient_scope), which a refresh cannot widen.
+    const challenge = await readChallenge(config, serverUrl, provider.tokens()?.access_token);
+    const noted = provider.requiredScope();
+    const stepUp = challenge.stepUp || noted !== undefined;
+    const scope = computeScopeUnion(
+      config.oauth?.scopes.length ? config.oauth.scopes.join(" ") : undefined,
+      challenge.scope,
+      noted,
+      stepUp ? provider.tokens()?.scope : undefined,
+    );
+    const base = {
+      serverUrl,
+      ...(scope ? { scope } : {}),
+      ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+    };
+    const first = await auth(provider, { ...base, forceReauthorization: stepUp }).catch(
+      (error: unknown) => {
+        throw refused(config.name, error);
+      },
+    );
     if (first === "AUTHORIZED") return { server: config.name, store, redirected: false };
     const timeoutMs = options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS;
     const params = await listener.callback(timeoutMs, options.signal);
@@ -311,6 +394,48 @@ export async function authorizeServer(
 export function forgetAuthorization(config: ServerConfig): boolean {
   if (!config.url) return false;
   return new TokenFile(oauthStorePath(config.url)).remove();
+}
+
+/** What a server's `WWW-Authenticate` challenge asks of this client. */
+interface Challenge {
+  scope?: string;
+  resourceMetadataUrl?: URL;
+  /** A 403 `insufficient_scope`: the token is valid but too narrow. */
+  stepUp: boolean;
+}
+
+/**
+ * Ask the server once (a JSON-RPC `ping`, with the saved access token when there is one) and read its
+ * challenge. Any failure to ask is no challenge: the flow then discovers from the well-known URLs.
+ */
+async function readChallenge(
+  config: ServerConfig,
+  serverUrl: string,
+  accessToken: string | undefined,
+): Promise<Challenge> {
+  try {
+    const response = await fetch(serverUrl, {
+      method: "POST",
+      headers: {
+        ...config.headers,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "switchyard-login-probe", method: "ping" }),
+      signal: AbortSignal.timeout(DEFAULT_OAUTH_PROBE_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    if (response.status !== 401 && response.status !== 403) return { stepUp: false };
+    const { scope, resourceMetadataUrl, error } = extractWWWAuthenticateParams(response);
+    return {
+      ...(scope ? { scope } : {}),
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+      stepUp: response.status === 403 && error === "insufficient_scope",
+    };
+  } catch {
+    return { stepUp: false };
+  }
 }
 
 function refused(server: string, error: unknown): SwitchyardError {

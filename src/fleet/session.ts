@@ -10,6 +10,7 @@ import {
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
+  extractWWWAuthenticateParams,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { DEFAULT_STDIO_PROBE_WAIT_MS, DEFAULT_STREAM_OPEN_WAIT_MS } from "../config/defaults.js";
@@ -409,6 +410,9 @@ export class ServerSession {
       }
       return response;
     };
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === "insufficient_scope" && scope && this.#authProvider instanceof FileOAuthProvider)
+          this.#authProvider.noteRequiredScope(scope);
     this.#authProvider = connectAuthProvider(this.#config, url.href);
     const options = {
       fetch: fetchWithHeaders,
@@ -442,9 +446,16 @@ export class ServerSession {
       }
       return new SwitchyardError(
         "AUTH_REQUIRED",
-        `server ${name} at ${where}: the client credentials grant failed (${readableFailure(cause)}): check "oauth.clientId" and "oauth.clientSecret"`,
+        `server ${name} at ${where}: the ${oauth?.grant === "cross_app_access" ? "cross-app access" : "client credentials"} grant failed (${readableFailure(cause)}): ${check}`,
         { server: name, ...(refusal ? { status: refusal.status } : {}), cause },
       );
+      const oauth = this.#config.oauth;
+      const check =
+        oauth?.grant === "cross_app_access"
+          ? 'check "oauth.clientId", "oauth.clientSecret" and "oauth.idp" (its ID token may have expired)'
+          : oauth?.privateKey
+            ? 'check "oauth.clientId", "oauth.privateKey" and "oauth.signingAlgorithm"'
+            : 'check "oauth.clientId" and "oauth.clientSecret"';
     }
     if (!refusal) return undefined;
     const { status, challenge } = refusal;

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import os from "node:os";
@@ -24,6 +25,7 @@ interface OAuthFixture {
     refreshes: number;
     clientCredentials: number;
     issued: string[];
+    requestedScopes: string[];
   };
   expireAccessTokens(): void;
   close(): Promise<void>;
@@ -44,8 +46,12 @@ afterEach(async () => {
   rmSync(configHome, { recursive: true, force: true });
 });
 
-async function fixture(accessTtlS = 3600, clients: unknown[] = []): Promise<OAuthFixture> {
-  const server = (await startOAuthServer({ accessTtlS, clients })) as OAuthFixture;
+async function fixture(
+  accessTtlS = 3600,
+  clients: unknown[] = [],
+  scopes: { challengeScope?: string; stepUpScope?: string } = {},
+): Promise<OAuthFixture> {
+  const server = (await startOAuthServer({ accessTtlS, clients, ...scopes })) as OAuthFixture;
   opened.push(server);
   return server;
 }
@@ -219,11 +225,86 @@ describe("OAuth for a remote server, on the SDK's auth support", () => {
     expect(state!.error).not.toContain("wrong-secret");
   });
 
-  it("refuses a client_credentials grant without an issuer to send the secret to (CONFIG_INVALID)", () => {
-    const oauth = { grant: "client_credentials", clientId: "a", clientSecret: "b" };
-    expect(() => resolveConfig({ mcpServers: { m: { url: "https://x.example/mcp", oauth } } })).toThrow(
-      /"issuer"/,
+  it("warns (not fails) when a machine grant names no issuer, and refuses one that lacks its credentials", () => {
+    const at = (oauth: Record<string, unknown>) =>
+      resolveConfig({ mcpServers: { m: { url: "https://x.example/mcp", oauth } } });
+    const open = at({ grant: "client_credentials", clientId: "a", clientSecret: "b" });
+    expect(open.warnings.join("\n")).toMatch(/mcpServers\.m\.oauth: no "issuer"/);
+    expect(() => at({ grant: "client_credentials", clientId: "a" })).toThrow(
+      /mcpServers\.m\.oauth: .*"clientSecret".*"privateKey"/,
     );
+    expect(() => at({ grant: "client_credentials", clientSecret: "b" })).toThrow(/needs "clientId"/);
+    expect(() => at({ grant: "cross_app_access", clientId: "a", clientSecret: "b" })).toThrow(
+      /"cross_app_access" grant needs "idp"/,
+    );
+    expect(() => at({ grant: "device_code" })).toThrow(/mcpServers\.m\.oauth\.grant: expected "authorization_code"/);
+    expect(() => at({ clientMetadataUrl: "http://x.example/client.json" })).toThrow(/client ID metadata document/);
+  });
+
+  it("signs its client_credentials grant with oauth.privateKey (private_key_jwt): no secret, no login", async () => {
+    const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const robot = {
+      client_id: "signer",
+      public_key_pem: publicKey.export({ type: "spki", format: "pem" }),
+      grant_types: ["client_credentials"],
+    };
+    const auth = await fixture(3600, [robot]);
+    const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const oauth = { grant: "client_credentials", clientId: "signer", issuer: auth.origin };
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        guarded: { url: auth.url, oauth: { ...oauth, privateKey: pem, signingAlgorithm: "ES256" } },
+      },
+    });
+    opened.push(yard);
+    expect(yard.servers()[0]).toMatchObject({ status: "ready" });
+    expect((await yard.callTool("guarded_echo", { text: "signed" })).text).toBe("signed");
+    expect(auth.stats.clientCredentials).toBe(1);
+
+    // A key the authorization server does not know is refused, and the error says what to check.
+    const stranger = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
+    const refused = await Switchyard.connect({
+      mcpServers: {
+        guarded: {
+          url: auth.url,
+          oauth: {
+            ...oauth,
+            privateKey: stranger.export({ type: "pkcs8", format: "pem" }).toString(),
+            signingAlgorithm: "ES256",
+          },
+        },
+      },
+    });
+    opened.push(refused);
+    expect(refused.servers()[0]).toMatchObject({ status: "failed", errorCode: "AUTH_REQUIRED" });
+    expect(refused.servers()[0]!.error).toContain('"oauth.privateKey"');
+  });
+
+  it("asks at login for the scope the server's challenge names", async () => {
+    const auth = await fixture(3600, [], { challengeScope: "notes:read" });
+    const { result } = await login(auth.url);
+    expect(result.redirected).toBe(true);
+    expect(auth.stats.requestedScopes).toEqual(["notes:read"]);
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    expect((await yard.callTool("guarded_echo", { text: "scoped" })).text).toBe("scoped");
+  });
+
+  it("steps up: a call the server refuses for a narrow scope is AUTH_REQUIRED naming the login, which then asks for the wider scope", async () => {
+    const auth = await fixture(3600, [], { challengeScope: "notes:read", stepUpScope: "notes:write" });
+    await login(auth.url);
+    const yard = await Switchyard.connect(configFor(auth.url));
+    opened.push(yard);
+    expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("ready");
+    const refused = await yard.callTool("guarded_echo", { text: "x" }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "AUTH_REQUIRED", server: "guarded" });
+    expect((refused as Error).message).toContain("switchyard login guarded");
+
+    await login(auth.url);
+    expect(auth.stats.requestedScopes).toHaveLength(2);
+    expect(auth.stats.requestedScopes[1]!.split(" ").sort()).toEqual(["notes:read", "notes:write"]);
+    await yard.reconnect({ failedOnly: false });
+    expect((await yard.callTool("guarded_echo", { text: "wider" })).text).toBe("wider");
   });
 
   it("listens for the redirect on oauth.redirectPort when it is set, and the redirect URI says so", async () => {
