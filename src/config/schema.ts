@@ -165,6 +165,8 @@ export const agentSchema = z.strictObject({
 });
 
 export const routingSchema = z.strictObject({
+  /** The model's context window in tokens; absent: known for common model names (context/tokens.ts). */
+  contextWindow: positiveInt.optional(),
   topK: positiveInt.optional(),
   offerAllUpTo: nonNegativeInt.optional(),
   pinned: stringArray.optional(),
@@ -181,8 +183,6 @@ export const routingSchema = z.strictObject({
 /** The top level of a config file, before server entries are checked one by one. */
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
-  /** The model's context window in tokens; absent: known for common model names (context/tokens.ts). */
-  contextWindow: positiveInt.optional(),
   z.object({
     id: z.string({ error: "expected the input's id (a string)" }).min(1, "expected a non-empty id"),
     type: z.string().optional(),
