@@ -55,7 +55,9 @@ function oauthSection() {
 }
 
 const yard = await Switchyard.connect(
-  { mcpServers: { conformance: { url, connectTimeoutMs: 15_000, timeoutMs: 15_000, oauth: oauthSection() } } },
+  {
+    mcpServers: { conformance: { url, connectTimeoutMs: 15_000, timeoutMs: 15_000, oauth: oauthSection() } },
+  },
   {
     // The form's defaults are applied by Switchyard to what the user leaves out (SEP-1034).
     onElicitation: async () => ({ action: "accept", content: {} }),

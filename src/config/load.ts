@@ -320,7 +320,10 @@ function resolveOAuth(
   const needs = (keys: Array<keyof OAuthConfig>, why: string) => {
     const missing = keys.filter((key) => oauth[key] === undefined);
     if (missing.length)
-      throw invalid(where, `the "${grant}" grant needs ${missing.map((key) => `"${key}"`).join(" and ")} (${why})`);
+      throw invalid(
+        where,
+        `the "${grant}" grant needs ${missing.map((key) => `"${key}"`).join(" and ")} (${why})`,
+      );
   };
   if (grant === "client_credentials") {
     needs(["clientId"], "the client registered with the authorization server");
@@ -331,7 +334,10 @@ function resolveOAuth(
       );
   }
   if (grant === "cross_app_access") {
-    needs(["clientId", "clientSecret", "idp"], "the client at the MCP server's authorization server, and the identity provider");
+    needs(
+      ["clientId", "clientSecret", "idp"],
+      "the client at the MCP server's authorization server, and the identity provider",
+    );
   }
   if (grant !== "authorization_code" && !oauth.issuer)
     warnings.push(

@@ -3,6 +3,7 @@ import {
   OAUTH_GRANTS,
   type OAuthGrant,
   quotedList,
+  ROUTING_MODES,
   STRATEGY_NAMES,
   TRANSPORT_KINDS,
   TRANSPORT_TYPES,
@@ -38,6 +39,16 @@ const nonNegativeInt = z
   .number({ error: "expected a number" })
   .int("expected a whole number")
   .min(0, "expected 0 or more");
+
+/** Whether a string compiles as a regular expression. */
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "iu");
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const versionNegotiation = z.union(
   [
@@ -76,17 +87,6 @@ export const serverEntrySchema = z.object({
         scopes: stringArray.optional(),
         redirectPort: z.number().int().min(1).max(65535).optional(),
         issuer: z.string().url().optional(),
-      },
-      {
-        error:
-          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "issuer"?: URL, "grant"?: "authorization_code" | "client_credentials" | "cross_app_access", "clientMetadataUrl"?, "privateKey"?, "signingAlgorithm"?, "idp"? }',
-      },
-    )
-    .optional(),
-  transport: z.enum(TRANSPORT_KINDS, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
-  type: z.enum(TRANSPORT_TYPES, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
-  namespace: z
-    .union([z.string().min(1), z.literal(false)], {
         clientMetadataUrl: z
           .string()
           .url()
@@ -110,6 +110,17 @@ export const serverEntrySchema = z.object({
             },
           )
           .optional(),
+      },
+      {
+        error:
+          'expected { "clientId"?, "clientSecret"?, "scopes"?: [strings], "redirectPort"?: port, "issuer"?: URL, "grant"?: "authorization_code" | "client_credentials" | "cross_app_access", "clientMetadataUrl"?, "privateKey"?, "signingAlgorithm"?, "idp"? }',
+      },
+    )
+    .optional(),
+  transport: z.enum(TRANSPORT_KINDS, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
+  type: z.enum(TRANSPORT_TYPES, { error: `expected ${quotedList(TRANSPORT_KINDS)}` }).optional(),
+  namespace: z
+    .union([z.string().min(1), z.literal(false)], {
       error: "expected a non-empty string, or false for no prefix",
     })
     .optional(),
@@ -154,6 +165,8 @@ export const modelSchema = z.strictObject({
   timeoutMs: positiveInt.optional(),
   /** Retries after a 429, a 5xx or a dropped connection. */
   maxRetries: nonNegativeInt.optional(),
+  /** The model's context window in tokens; absent: known for common model names (context/tokens.ts). */
+  contextWindow: positiveInt.optional(),
 });
 
 export const agentSchema = z.strictObject({
@@ -162,11 +175,35 @@ export const agentSchema = z.strictObject({
   maxSteps: positiveInt.optional(),
   maxIdenticalCalls: positiveInt.optional(),
   parallelToolCalls: z.boolean().optional(),
+  /** The fallback nudge: `false` turns it off; an object tunes it (agent/nudge.ts). */
+  nudge: z
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          minScore: z.number({ error: "expected a number" }).positive("expected a number above 0").optional(),
+          /** Regular expressions (case-insensitive) of questions that need a tool, e.g. "天气|weather". */
+          patterns: stringArray
+            .refine((list) => list.every(isRegExp), {
+              error: (issue) =>
+                `expected regular expressions; not valid: ${(issue.input as string[])
+                  .filter((pattern) => !isRegExp(pattern))
+                  .map((pattern) => JSON.stringify(pattern))
+                  .join(", ")}`,
+            })
+            .optional(),
+          message: z.string({ error: "expected the reminder as a string" }).optional(),
+        }),
+      ],
+      { error: 'expected true, false or { "minScore", "patterns", "message" }' },
+    )
+    .optional(),
 });
 
 export const routingSchema = z.strictObject({
-  /** The model's context window in tokens; absent: known for common model names (context/tokens.ts). */
-  contextWindow: positiveInt.optional(),
+  mode: z.enum(ROUTING_MODES, { error: `expected ${quotedList(ROUTING_MODES)}` }).optional(),
+  searchAbove: nonNegativeInt.optional(),
+  searchResults: positiveInt.optional(),
   topK: positiveInt.optional(),
   offerAllUpTo: nonNegativeInt.optional(),
   pinned: stringArray.optional(),
@@ -218,6 +255,14 @@ export interface OAuthConfig {
   redirectPort?: number;
   /** The authorization server's issuer: the client credentials are sent to it only. */
   issuer?: string;
+  /** The https URL of this client's client ID metadata document, used where the server supports it. */
+  clientMetadataUrl?: string;
+  /** `client_credentials` with `private_key_jwt`: the PEM key that signs the client assertion. */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey` (`DEFAULT_OAUTH_SIGNING_ALGORITHM`). */
+  signingAlgorithm?: string;
+  /** `cross_app_access`: the enterprise identity provider whose ID token is exchanged for a grant. */
+  idp?: { tokenEndpoint: string; clientId: string; clientSecret?: string; idToken: string };
 }
 
 /** One server, resolved: defaults filled, paths absolute, transport chosen. */
@@ -255,14 +300,6 @@ export interface ServerConfig {
   versionNegotiation: VersionNegotiation;
   disabled: boolean;
 }
-  /** The https URL of this client's client ID metadata document, used where the server supports it. */
-  clientMetadataUrl?: string;
-  /** `client_credentials` with `private_key_jwt`: the PEM key that signs the client assertion. */
-  privateKey?: string;
-  /** The JWS algorithm of `privateKey` (`DEFAULT_OAUTH_SIGNING_ALGORITHM`). */
-  signingAlgorithm?: string;
-  /** `cross_app_access`: the enterprise identity provider whose ID token is exchanged for a grant. */
-  idp?: { tokenEndpoint: string; clientId: string; clientSecret?: string; idToken: string };
 
 /** A whole resolved config: servers in file order plus the optional sections. */
 export interface SwitchyardConfig {
