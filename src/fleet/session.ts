@@ -405,14 +405,14 @@ export class ServerSession {
       if (response.status === 401 || response.status === 403) {
         const challenge = response.headers.get("www-authenticate");
         this.#refusal = { status: response.status, ...(challenge ? { challenge } : {}) };
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === "insufficient_scope" && scope && this.#authProvider instanceof FileOAuthProvider)
+          this.#authProvider.noteRequiredScope(scope);
       } else if (response.ok && this.#authProvider && String(input) === url.href) {
         this.#refusal = undefined; // the provider's token (or refresh) was accepted
       }
       return response;
     };
-        const { error, scope } = extractWWWAuthenticateParams(response);
-        if (error === "insufficient_scope" && scope && this.#authProvider instanceof FileOAuthProvider)
-          this.#authProvider.noteRequiredScope(scope);
     this.#authProvider = connectAuthProvider(this.#config, url.href);
     const options = {
       fetch: fetchWithHeaders,
@@ -444,11 +444,6 @@ export class ServerSession {
           { server: name, ...(refusal ? { status: refusal.status } : {}), cause },
         );
       }
-      return new SwitchyardError(
-        "AUTH_REQUIRED",
-        `server ${name} at ${where}: the ${oauth?.grant === "cross_app_access" ? "cross-app access" : "client credentials"} grant failed (${readableFailure(cause)}): ${check}`,
-        { server: name, ...(refusal ? { status: refusal.status } : {}), cause },
-      );
       const oauth = this.#config.oauth;
       const check =
         oauth?.grant === "cross_app_access"
@@ -456,6 +451,11 @@ export class ServerSession {
           : oauth?.privateKey
             ? 'check "oauth.clientId", "oauth.privateKey" and "oauth.signingAlgorithm"'
             : 'check "oauth.clientId" and "oauth.clientSecret"';
+      return new SwitchyardError(
+        "AUTH_REQUIRED",
+        `server ${name} at ${where}: the ${oauth?.grant === "cross_app_access" ? "cross-app access" : "client credentials"} grant failed (${readableFailure(cause)}): ${check}`,
+        { server: name, ...(refusal ? { status: refusal.status } : {}), cause },
+      );
     }
     if (!refusal) return undefined;
     const { status, challenge } = refusal;
