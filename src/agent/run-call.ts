@@ -1,6 +1,7 @@
 import type { ToolResult } from "../calls/normalize.js";
 import type { CatalogEntry } from "../catalog/catalog.js";
-import { type AnchorFormat, type CallOutcome, shapeResult } from "../context/shape-result.js";
+import { type AnchorFormat, type CallOutcome, shapeToolResult } from "../context/shape-result.js";
+import type { TokenCounter } from "../context/tokens.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
 import type { ToolCall } from "../models/model.js";
 import { type CallRecord, elapsedMs, type RecordedError } from "./events.js";
@@ -35,14 +36,34 @@ export interface RunCallOptions {
   /** The run's id, passed on to the host. */
   runId?: string;
   anchor?: AnchorFormat | false;
+  /** Tokens one tool message may take (the budget split's `result`); default `DEFAULT_RESULT_BUDGET_TOKENS`. */
+  budgetTokens?: number;
+  /** Characters of a result's body, as well (`resultBudgetChars`); alone, a budget in characters only. */
   budgetChars?: number;
+  /** Counts the tokens for the model; default: the estimate. */
+  counter?: TokenCounter;
+  /** How the model can get what shaping left out, for the notes (e.g. a result handle). */
+  more?: string;
   signal?: AbortSignal;
+}
+
+/** How a call's tool message was shaped to its budget. */
+export interface ShapingReport {
+  /** True when something of the result was left out (the message's notes say what). */
+  cut: boolean;
+  /** Tokens of the result before shaping. */
+  originalTokens: number;
+  /** Tokens of the tool message. */
+  tokens: number;
 }
 
 /** One tool call's outcome: the tool message for the model and the record for the run. */
 export interface CallOutcomeReport {
   content: string;
   record: CallRecord;
+  shaping: ShapingReport;
+  /** The tool's whole result, when the call reached the tool: what `content` shows within the budget. */
+  result?: ToolResult;
   /** True when the call went to the host's `callTool` (whose pipeline reported it to the host's observers). */
   sent: boolean;
   /** The (tool, arguments) key when the call reached the server. */
@@ -66,6 +87,7 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
     outcome: CallOutcome,
     text: string,
     error?: RecordedError,
+    result?: ToolResult,
   ): Omit<CallOutcomeReport, "sent"> => {
     const record: CallRecord = {
       id: call.id,
@@ -76,14 +98,19 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
       ms: elapsedMs(started),
       ...(error ? { error } : {}),
     };
-    const shaped = shapeResult({
+    const { text: content, ...shaping } = shapeToolResult({
       tool: call.name,
       outcome,
       text,
+      ...(result ? { content: result.content } : {}),
+      ...(result?.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+      ...(options.budgetTokens !== undefined ? { budgetTokens: options.budgetTokens } : {}),
       ...(options.budgetChars !== undefined ? { budgetChars: options.budgetChars } : {}),
+      ...(options.counter ? { counter: options.counter } : {}),
+      ...(options.more !== undefined ? { more: options.more } : {}),
       ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
     });
-    return { content: shaped, record };
+    return { content, record, shaping, ...(result ? { result } : {}) };
   };
   const refuse = (outcome: CallOutcome, text: string, code: string): CallOutcomeReport => ({
     ...finish(outcome, text, { code, message: text }),
@@ -120,11 +147,13 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
       step: options.state.step,
     });
     const report = result.isError
-      ? finish("error", result.text, {
-          code: "TOOL_ERROR",
-          message: result.text.slice(0, RECORDED_TEXT_CHARS),
-        })
-      : finish("ok", result.text);
+      ? finish(
+          "error",
+          result.text,
+          { code: "TOOL_ERROR", message: result.text.slice(0, RECORDED_TEXT_CHARS) },
+          result,
+        )
+      : finish("ok", result.text, undefined, result);
     return { ...report, sent: true, sentKey: key };
   } catch (error) {
     if (!isSwitchyardError(error)) throw error;

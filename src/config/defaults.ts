@@ -156,6 +156,21 @@ export const DEFAULT_TOKEN_CALIBRATION_BOUNDS: Readonly<{ min: number; max: numb
   min: 0.5,
   max: 3,
 });
+/** Tokens kept free in the window for the model's answer, at most {@link DEFAULT_ANSWER_RESERVE_MAX_SHARE} of it. */
+export const DEFAULT_ANSWER_RESERVE_TOKENS = 4_096;
+/** The most of a small window the answer's reserve takes (an 8k window keeps 2,048 tokens for it). */
+export const DEFAULT_ANSWER_RESERVE_MAX_SHARE = 0.25;
+/** Share of a request's tokens (the window less the answer's reserve) for the system prompt. */
+export const DEFAULT_SYSTEM_PROMPT_SHARE = 0.05;
+/** Share of a request's tokens for the offered tools (their names, descriptions and schemas). */
+export const DEFAULT_TOOLS_SHARE = 0.15;
+/** Share of a request's tokens that one tool result may take, up to {@link DEFAULT_RESULT_BUDGET_TOKENS}. */
+export const DEFAULT_RESULT_SHARE = 0.1;
+/**
+ * Tokens of one tool result the model sees, at most, whatever the window; a larger result is shaped to
+ * fit (JSON kept valid, text cut head and tail) with a note of what was left out.
+ */
+export const DEFAULT_RESULT_BUDGET_TOKENS = 4_000;
 
 // --- What the client offers servers ---------------------------------------------------------
 
@@ -178,7 +193,10 @@ export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
 export const DEFAULT_OFFERED_TOOLS_ONLY = true;
 /** Whether the model may ask for several tool calls in one turn (`agent.parallelToolCalls`). */
 export const DEFAULT_PARALLEL_TOOL_CALLS = true;
-/** Characters of one tool result the model sees before it is cut (about 2,000 tokens). */
+/**
+ * Characters of one tool result the model sees before it is cut, when a character budget is asked for
+ * (`shapeResult` without a token budget); the agent's results are budgeted in tokens.
+ */
 export const DEFAULT_RESULT_BUDGET_CHARS = 8_000;
 /** The agent's system prompt when none is given. */
 export const DEFAULT_SYSTEM_PROMPT =
