@@ -79,9 +79,7 @@ export const serverEntrySchema = z.object({
   oauth: z
     .strictObject(
       {
-        grant: z
-          .enum(OAUTH_GRANTS, { error: `expected ${quotedList(OAUTH_GRANTS)}` })
-          .optional(),
+        grant: z.enum(OAUTH_GRANTS, { error: `expected ${quotedList(OAUTH_GRANTS)}` }).optional(),
         clientId: z.string().min(1).optional(),
         clientSecret: z.string().min(1).optional(),
         scopes: stringArray.optional(),
@@ -95,7 +93,9 @@ export const serverEntrySchema = z.object({
           })
           .optional(),
         privateKey: z.string({ error: "expected a PEM private key (a string)" }).min(1).optional(),
-        signingAlgorithm: z.string({ error: 'expected a JWS algorithm, such as "RS256" or "ES256"' }).optional(),
+        signingAlgorithm: z
+          .string({ error: 'expected a JWS algorithm, such as "RS256" or "ES256"' })
+          .optional(),
         idp: z
           .strictObject(
             {

@@ -21,9 +21,9 @@ import {
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
   PrivateKeyJwtProvider,
   requestJwtAuthorizationGrant,
+  type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import {
@@ -359,11 +359,9 @@ export async function authorizeServer(
       ...(scope ? { scope } : {}),
       ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
     };
-    const first = await auth(provider, { ...base, forceReauthorization: stepUp }).catch(
-      (error: unknown) => {
-        throw refused(config.name, error);
-      },
-    );
+    const first = await auth(provider, { ...base, forceReauthorization: stepUp }).catch((error: unknown) => {
+      throw refused(config.name, error);
+    });
     if (first === "AUTHORIZED") return { server: config.name, store, redirected: false };
     const timeoutMs = options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS;
     const params = await listener.callback(timeoutMs, options.signal);

@@ -1,5 +1,6 @@
 import {
   Client,
+  extractWWWAuthenticateParams,
   type FetchLike,
   type Prompt,
   type Resource,
@@ -10,7 +11,6 @@ import {
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
-  extractWWWAuthenticateParams,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { DEFAULT_STDIO_PROBE_WAIT_MS, DEFAULT_STREAM_OPEN_WAIT_MS } from "../config/defaults.js";

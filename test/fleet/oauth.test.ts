@@ -237,8 +237,12 @@ describe("OAuth for a remote server, on the SDK's auth support", () => {
     expect(() => at({ grant: "cross_app_access", clientId: "a", clientSecret: "b" })).toThrow(
       /"cross_app_access" grant needs "idp"/,
     );
-    expect(() => at({ grant: "device_code" })).toThrow(/mcpServers\.m\.oauth\.grant: expected "authorization_code"/);
-    expect(() => at({ clientMetadataUrl: "http://x.example/client.json" })).toThrow(/client ID metadata document/);
+    expect(() => at({ grant: "device_code" })).toThrow(
+      /mcpServers\.m\.oauth\.grant: expected "authorization_code"/,
+    );
+    expect(() => at({ clientMetadataUrl: "http://x.example/client.json" })).toThrow(
+      /client ID metadata document/,
+    );
   });
 
   it("signs its client_credentials grant with oauth.privateKey (private_key_jwt): no secret, no login", async () => {
