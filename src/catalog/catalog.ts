@@ -20,8 +20,9 @@ export interface CatalogEntry {
   annotations?: Tool["annotations"];
   title?: string;
   /**
-   * Why the tool cannot be called from here, when it cannot (it requires task augmentation): it is
-   * listed, never offered to a model, and calls to it are refused with `CAPABILITY_MISSING`.
+   * Why the tool cannot be called from here, when it cannot: it is listed, never offered to a model,
+   * and calls to it are refused with `CAPABILITY_MISSING`. Tools that must run as tasks
+   * (`execution.taskSupport: "required"`) are called (followed as tasks), so nothing sets it today.
    */
   unsupported?: string;
 }
@@ -203,10 +204,6 @@ function toEntry(name: string, server: string, tool: Tool, override: string | un
   if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
   if (tool.annotations) entry.annotations = tool.annotations;
   if (tool.title) entry.title = tool.title;
-  if (tool.execution?.taskSupport === "required") {
-    entry.unsupported =
-      "requires task augmentation (execution.taskSupport: required), which Switchyard does not support yet";
-  }
   return entry;
 }
 

@@ -96,6 +96,15 @@ export const DEFAULT_STREAM_OPEN_WAIT_MS = 1_000;
 
 /** How long a stdio server gets to exit after its stdin is closed, then again after SIGTERM. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 1_000;
+/**
+ * A tool call run as a task (the tasks extension): how often its status is asked for (`tasks/get`) when
+ * the server's task names no `pollInterval`; a status notification from the server wakes it sooner.
+ */
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+/** The shortest wait between two `tasks/get` of one task, whatever `pollInterval` the server names. */
+export const DEFAULT_TASK_MIN_POLL_INTERVAL_MS = 20;
+/** How long the `tasks/cancel` sent for a cancelled or timed-out task call may take. */
+export const DEFAULT_TASK_CANCEL_TIMEOUT_MS = 5_000;
 
 /** Names suggested when a tool name is not in the catalog ("did you mean …"). */
 export const DEFAULT_MAX_SUGGESTIONS = 3;

@@ -48,6 +48,12 @@ export interface ServerState {
   protocolVersion?: string;
   /** Tools the server offers (before allow/deny filters). */
   tools: number;
+  /** Resources the server lists (none when it does not offer resources). */
+  resources: number;
+  /** Prompts the server lists (none when it does not offer prompts). */
+  prompts: number;
+  /** Tool calls running as tasks on the server (the tasks extension): created, not yet over. */
+  tasks: number;
   /** Spawn or first request → handshake done and tools listed. */
   connectMs?: number;
   /** Why the server is `failed` (or was lost), with its last stderr lines when it is a process. */
@@ -197,6 +203,9 @@ export class ServerConnection {
       status: this.#status,
       transport: this.#session?.transportKind ?? this.config.transport,
       tools: this.#tools.length,
+      resources: this.#resources.length,
+      prompts: this.#prompts.length,
+      tasks: this.#session?.tasks.inFlight ?? 0,
       restarts: this.#restarts,
       health: this.#health,
     };
@@ -274,6 +283,11 @@ export class ServerConnection {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > timeoutMs;
     try {
+      // A tool that must run as a task (execution.taskSupport "required") is followed to its result.
+      // "optional" ones are called plainly: the server then runs them to the end within the call.
+      if (this.#tools.find((listed) => listed.name === tool)?.execution?.taskSupport === "required") {
+        return await session.tasks.call(session.client!, tool, args, { ...options, timeoutMs });
+      }
       return (await session.client!.callTool(
         { name: tool, arguments: args },
         {

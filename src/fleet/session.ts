@@ -26,6 +26,7 @@ import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
 import { fetchWithIdleStreams, opensLastingStream } from "./stream-fetch.js";
 import { tapTransport } from "./tap-transport.js";
+import { TaskCalls } from "./tasks.js";
 
 /** What Switchyard tells servers about itself. */
 export const CLIENT_INFO = { name: "switchyard", version: "0.1.0" };
@@ -133,10 +134,13 @@ export class ServerSession {
   resourceTemplates: ResourceTemplateType[] = [];
   prompts: Prompt[] = [];
   connectMs: number | undefined;
+  /** The tool calls of this session that run as tasks. */
+  readonly tasks: TaskCalls;
 
   constructor(config: ServerConfig, hooks: SessionHooks, options: SessionOptions = {}) {
     this.#config = config;
     this.#hooks = hooks;
+    this.tasks = new TaskCalls(config.name, hooks.logger);
     this.#kind = config.transport;
     this.#negotiation =
       config.versionNegotiation === "auto"
@@ -339,7 +343,9 @@ export class ServerSession {
     client.setNotificationHandler("notifications/resources/updated", ({ params }) =>
       this.#hooks.onResourceUpdated?.(params.uri),
     );
-    const wired = this.#hooks.wire ? tapTransport(transport, this.#config.name, this.#hooks.wire) : transport;
+    const wired = this.tasks.tap(
+      this.#hooks.wire ? tapTransport(transport, this.#config.name, this.#hooks.wire) : transport,
+    );
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);
     await client.connect(wired, { signal, timeout: this.#config.connectTimeoutMs });

@@ -27,23 +27,23 @@ async function yardOf(
 }
 
 describe("tools that need task augmentation", () => {
-  it("are listed with the reason, never offered to the model, and refused with CAPABILITY_MISSING", async () => {
+  it("are listed and offered to the model like any tool (calls to them run as tasks: test/fleet/tasks.test.ts)", async () => {
     const yard = await yardOf({
       e: { command: NODE, args: [EVERYTHING, "stdio"], versionNegotiation: "legacy" },
     });
+    await waitFor(
+      () => yard.tools().some((tool) => tool.name === "e_simulate-research-query"),
+      5_000,
+      "the task tool",
+    );
     const research = yard.tools().find((tool) => tool.name === "e_simulate-research-query");
-    expect(research?.unsupported).toMatch(/task augmentation/);
-    expect(yard.tools().find((tool) => tool.name === "e_echo")?.unsupported).toBeUndefined();
-
-    const error = await yard.callTool("e_simulate-research-query", { topic: "x" }).catch((e: unknown) => e);
-    expect(isSwitchyardError(error, "CAPABILITY_MISSING")).toBe(true);
-    expect((error as { capability?: string }).capability).toBe("tasks");
+    expect(research?.unsupported).toBeUndefined();
 
     const model = new ScriptedModel([{ content: "done" }]);
     await new Agent({ model, host: yard }).run("research something");
     const offered = model.requests[0]!.tools.map((tool) => tool.name);
     expect(offered).toContain("e_echo");
-    expect(offered).not.toContain("e_simulate-research-query");
+    expect(offered).toContain("e_simulate-research-query");
   });
 });
 

@@ -18,18 +18,17 @@ function configFile(config: Record<string, unknown>): string {
 }
 
 describe("the CLI and the protocol", () => {
-  it("tools marks a tool that needs task augmentation, with the reason", async () => {
+  it('tools lists a tool that must run as a task like any other (no "not offered" mark)', async () => {
     const file = configFile({
       mcpServers: { e: { command: NODE, args: [EVERYTHING, "stdio"], versionNegotiation: "legacy" } },
     });
     const table = await runCli(["--config", file, "tools", "--refresh"]);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/e_simulate-research-query\s+e\s+\(not offered: requires task augmentation/);
+    expect(table.stdout).toMatch(/e_simulate-research-query\s+e\s+Simulates a deep research/);
+    expect(table.stdout).not.toContain("not offered");
     const json = await runCli(["--config", file, "--json", "tools", "--refresh"]);
     const tools = JSON.parse(json.stdout) as Array<{ name: string; unsupported?: string }>;
-    expect(tools.find((tool) => tool.name === "e_simulate-research-query")?.unsupported).toMatch(
-      /task augmentation/,
-    );
+    expect(tools.find((tool) => tool.name === "e_simulate-research-query")).not.toHaveProperty("unsupported");
     expect(tools.find((tool) => tool.name === "e_echo")).not.toHaveProperty("unsupported");
   });
 

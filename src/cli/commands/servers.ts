@@ -65,12 +65,15 @@ export function serverJson(state: ServerView) {
     transport: state.transport,
     protocolVersion: state.protocolVersion ?? null,
     tools: state.tools,
+    resources: state.resources,
+    prompts: state.prompts,
     connectMs: state.connectMs ?? null,
     restarts: state.restarts,
     health: state.health,
     breaker: state.breaker,
     inFlight: state.inFlight,
     queued: state.queued,
+    tasks: state.tasks,
     ...(state.error !== undefined ? { error: state.error } : {}),
   };
 }
