@@ -27,14 +27,30 @@ export {
   stepLimit,
 } from "./agent/guards.js";
 export {
+  DEFAULT_NUDGE_MESSAGE,
+  DEFAULT_NUDGE_MIN_SCORE,
+  type FallbackNudgeOptions,
+  fallbackNudge,
+  type Nudge,
+  type NudgeContext,
+} from "./agent/nudge.js";
+export {
   type RoutableCatalogChange,
   type RoutableHost,
   type RoutingSection,
   routerFor,
   routeTools,
+  syncRouter,
   toConversation,
 } from "./agent/route-tools.js";
 export type { CallOutcomeReport, ToolCallOptions, ToolHost } from "./agent/run-call.js";
+export {
+  DEFAULT_TOOL_SEARCH_ABOVE,
+  DEFAULT_TOOL_SEARCH_RESULTS,
+  SEARCH_TOOLS_NAME,
+  ToolSearch,
+  type ToolSearchOptions,
+} from "./agent/tool-search.js";
 export { normalizeResult, type ToolResult } from "./calls/normalize.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";
@@ -60,6 +76,8 @@ export {
   loadConfigFile,
   type OAuthConfig,
   pendingConfigInputs,
+  ROUTING_MODES,
+  type RoutingMode,
   resolveConfig,
   type ServerConfig,
   type SwitchyardConfig,

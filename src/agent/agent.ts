@@ -36,7 +36,9 @@ import {
   type LocalToolState,
   readResultTool,
 } from "./local-tools.js";
+import type { Nudge } from "./nudge.js";
 import { type CallOutcomeReport, runToolCall, type ToolHost } from "./run-call.js";
+import type { ToolSearch } from "./tool-search.js";
 
 /** The system prompt when none is given (it lives in config/defaults.ts). */
 export { DEFAULT_SYSTEM_PROMPT };
@@ -117,6 +119,18 @@ export interface AgentOptions {
    *   that two local tools share (`read_result` included).
    */
   localTools?: LocalTool[];
+  /**
+   * Tool search (`ToolSearch`, tool-search.ts): in the runs it searches, the model is offered its
+   * `search_tools` tool plus the pinned and found tools, and the offer only grows, in a stable order. It
+   * is the selection (`selectTools` is then ignored: give the routed selection to its `route`).
+   */
+  toolSearch?: ToolSearch;
+  /**
+   * The fallback nudge (`fallbackNudge`, nudge.ts): asked when the model answers before any tool was
+   * called in the run; a text it returns is sent as a user message and the model asked again, at most
+   * once per run. Default: none (`createAgent` gives one unless `agent.nudge` is `false`).
+   */
+  nudge?: Nudge;
 }
 
 /** What a run returns. */
@@ -174,7 +188,11 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     this.#options = options;
-    this.#localTools = [readResultTool(), ...(options.localTools ?? [])];
+    this.#localTools = [
+      readResultTool(),
+      ...(options.toolSearch ? [options.toolSearch.tool] : []),
+      ...(options.localTools ?? []),
+    ];
     checkLocalTools(this.#localTools);
     this.#maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.#stopWhen = [stepLimit(this.#maxSteps), ...(options.stopWhen ?? [])];
@@ -260,6 +278,8 @@ export class Agent {
     };
 
     const cancelled = () => finish("cancelled", "", cancelMessage(signal));
+    /** The fallback nudge is sent at most once per run. */
+    let nudged = false;
 
     emit({ type: "run_started", runId, kind: "agent", time: startedAt, input: question });
     try {
@@ -342,6 +362,26 @@ export class Agent {
             : { role: "assistant", content: response.content ?? "" },
         );
         if (toolCalls.length === 0) {
+          // The fallback nudge (nudge.ts): an answer before any tool was called may get one reminder.
+          const nudge = this.#options.nudge;
+          if (nudge && !nudged && !last && calls.every((call) => tools.isLocal(call.name))) {
+            nudged = true;
+            const asked = {
+              question,
+              answer: response.content ?? "",
+              offered: offered.map((t) => t.name),
+              state,
+            };
+            // A nudge that fails leaves the answer as it is.
+            const reminder = await Promise.resolve()
+              .then(() => nudge(asked))
+              .catch(() => undefined);
+            if (signal?.aborted) return cancelled();
+            if (reminder) {
+              messages.push({ role: "user", content: reminder });
+              continue;
+            }
+          }
           const answer = response.content ?? "";
           emit({ type: "answer", runId, step: state.step, text: answer });
           return finish("answer", answer);
@@ -431,10 +471,11 @@ export class Agent {
     let tools = this.#options.host
       .tools()
       .filter((tool) => tool.unsupported === undefined && !local.isLocal(tool.name));
-    if (this.#options.selectTools) {
+    const select = this.#options.toolSearch?.selectTools ?? this.#options.selectTools;
+    if (select) {
       // In the selector's order: a router's puts pinned and used tools first, then the best matches.
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
-      const chosen = new Set(await this.#options.selectTools({ messages: state.messages, usedTools, state }));
+      const chosen = new Set(await select({ messages: state.messages, usedTools, state }));
       tools = [...chosen].flatMap((name) => byName.get(name) ?? []);
     }
     const catalog = tools.map((tool) => {
@@ -450,7 +491,10 @@ export class Agent {
       return modelTool;
     });
     // After the catalog's, so that a local tool offered from some step on only adds to the prompt's end.
-    return [...catalog, ...local.offered()];
+    const offer = [...catalog, ...local.offered()];
+    // Tool search: the tools of earlier steps keep their places, so each request's tools array starts
+    // with the previous one's (prompt caching).
+    return this.#options.toolSearch ? this.#options.toolSearch.arrange(state, offer) : offer;
   }
 }
 

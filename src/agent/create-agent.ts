@@ -1,8 +1,11 @@
+import { DEFAULT_NUDGE, DEFAULT_ROUTING_MODE } from "../config/defaults.js";
 import type { SwitchyardConfig } from "../config/schema.js";
 import type { ModelProvider } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
 import { Agent, type AgentHost, type AgentOptions } from "./agent.js";
-import { type RoutableHost, routerFor, routeTools } from "./route-tools.js";
+import { fallbackNudge } from "./nudge.js";
+import { type RoutableHost, routerFor, routeTools, syncRouter } from "./route-tools.js";
+import { ToolSearch } from "./tool-search.js";
 
 /** What {@link createAgent} reads of a config: the `model`, `agent` and `routing` sections. */
 export type AgentConfig = Pick<SwitchyardConfig, "model" | "agent" | "routing">;
@@ -17,8 +20,10 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, "host" | 
 
 /**
  * The agent as `switchyard ask`, `chat` and `demo` build it: the host's one router for the config's
- * `routing` section ({@link routerFor}), the config's `agent` section (system prompt, step limit,
- * identical-call limit, parallel calls), and the model.
+ * `routing` section ({@link routerFor}) and its `mode` (`auto` by default: per-step routing up to
+ * `searchAbove` tools, tool search above; `route`, `search` or `all`), the config's `agent` section
+ * (system prompt, step limit, identical-call limit, parallel calls, the fallback nudge unless
+ * `nudge: false`), and the model.
  *
  * ```ts
  * await using yard = await Switchyard.fromFile("switchyard.config.json");
@@ -34,11 +39,30 @@ export function createAgent(
 ): Agent {
   const { model, onRoutingError, ...overrides } = options;
   const section = config.agent ?? {};
+  const routing = config.routing ?? {};
   const router = routerFor(host, config.routing, onRoutingError ? { onError: onRoutingError } : {});
+  const sync = () => syncRouter(router);
+  const mode = routing.mode ?? DEFAULT_ROUTING_MODE;
+  const route = routeTools(host, router);
+  const nudge = section.nudge ?? DEFAULT_NUDGE;
   const agentOptions: AgentOptions = {
     model: model ?? resolveModel(config.model ? { section: config.model } : {}),
     host,
-    selectTools: routeTools(host, router),
+    ...(mode === "all" ? {} : { selectTools: route }),
+    ...(mode === "auto" || mode === "search"
+      ? {
+          toolSearch: new ToolSearch({
+            router,
+            sync,
+            mode,
+            route,
+            ...(routing.searchAbove !== undefined ? { searchAbove: routing.searchAbove } : {}),
+            ...(routing.searchResults !== undefined ? { maxResults: routing.searchResults } : {}),
+            ...(routing.pinned ? { pinned: routing.pinned } : {}),
+          }),
+        }
+      : {}),
+    ...(nudge === false ? {} : { nudge: fallbackNudge({ router, sync, ...(nudge === true ? {} : nudge) }) }),
     ...(section.systemPrompt !== undefined ? { systemPrompt: section.systemPrompt } : {}),
     ...(section.maxSteps !== undefined ? { maxSteps: section.maxSteps } : {}),
     ...(section.maxIdenticalCalls !== undefined ? { maxIdenticalCalls: section.maxIdenticalCalls } : {}),

@@ -91,6 +91,14 @@ export function routeTools(
   };
 }
 
+/**
+ * Bring a router made by {@link routerFor} or {@link routeTools} up to date with its host's catalog
+ * (cheap when nothing changed); other routers are left as they are.
+ */
+export function syncRouter(router: Router): void {
+  following.get(router)?.sync();
+}
+
 /** The conversation an agent step routes on. */
 export function toConversation(
   messages: readonly ChatMessage[],

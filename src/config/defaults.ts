@@ -3,7 +3,7 @@
 // layers import their numbers from here; docs/contract.md lists them all ("Defaults").
 // Imports nothing but the vocabulary's types.
 
-import type { LogFormat, LogLevel, StrategyName, VersionNegotiationMode } from "./vocabulary.js";
+import type { LogFormat, LogLevel, RoutingMode, StrategyName, VersionNegotiationMode } from "./vocabulary.js";
 
 // --- The config file ---------------------------------------------------------------------------
 
@@ -211,8 +211,28 @@ export const DEFAULT_RESULT_BUDGET_CHARS = 8_000;
 export const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant with tools. Call tools when they help answer the question; you may call " +
   "several at once when they do not depend on each other, and use one tool's result as the next tool's " +
-  "input. Each tool result starts with a line naming the tool and its outcome. If a tool fails, read why " +
-  "and fix the call, or answer with what you have. Answer in the user's language.";
+  "input. When the question needs live or specific data (orders, accounts, prices, weather, status, anything " +
+  "that changes or that you cannot know), call the tool that has it instead of answering from memory, and " +
+  "never make such data up. Each tool result starts with a line naming the tool and its outcome. If a tool " +
+  "fails, read why and fix the call, or answer with what you have. Answer in the user's language.";
+/**
+ * Whether the agent that `createAgent` builds sends the fallback nudge (`agent.nudge`): when the model
+ * answers without having called a tool although the question matches one strongly, it is reminded once
+ * per run to call it (seed 003 §6.3).
+ */
+export const DEFAULT_NUDGE = true;
+/**
+ * The router score of the question's best tool from which the nudge is sent (`agent.nudge.minScore`), in
+ * the lexical strategy's BM25F scale: a tool sharing two or more distinctive words with the question
+ * scores above it ("北京朝阳区今天空气质量怎么样" → the environment tool, 8.6), a chance match on one common
+ * word below it ("tell me a joke about cats" → an orders tool, 2.1). Other strategies score on other
+ * scales: set it for them.
+ */
+export const DEFAULT_NUDGE_MIN_SCORE = 4;
+/** The reminder the nudge sends (`agent.nudge.message`); `{tools}` becomes the best matching tools' names. */
+export const DEFAULT_NUDGE_MESSAGE =
+  "You answered without calling a tool, but this question looks like it needs data a tool has ({tools}). " +
+  "Call the tool instead of answering from memory; if no tool can help, give your answer again.";
 /** How long a whole plan may run when it sets no `timeoutMs`. */
 export const DEFAULT_PLAN_TIMEOUT_MS = 120_000;
 
@@ -230,6 +250,21 @@ export const DEFAULT_MAX_USED_KEPT = 8;
  * tools that need the fewest arguments. A model offered nothing cannot even look around.
  */
 export const DEFAULT_MIN_RANKED_TOOLS = 3;
+/**
+ * How the agent offers tools (`routing.mode`): `auto` routes each step (the router's `topK`) up to
+ * {@link DEFAULT_TOOL_SEARCH_ABOVE} tools and offers tool search above.
+ */
+export const DEFAULT_ROUTING_MODE: RoutingMode = "auto";
+/**
+ * Catalog size above which `routing.mode: "auto"` offers tool search (`routing.searchAbove`). Below it,
+ * per-step routing already offers few tools (at most `topK` plus used ones) and finds the right one
+ * (R@10 ≥ 97% on the 1,455- and 4,076-tool dev sets) without the search's extra model turn; above ~100
+ * tools (~10k tokens of definitions) the offer changes every step, which defeats prompt caching, and a
+ * search costs a few hundred tokens per step.
+ */
+export const DEFAULT_TOOL_SEARCH_ABOVE = 100;
+/** Tools one `search_tools` call answers with, at most (`routing.searchResults`). */
+export const DEFAULT_TOOL_SEARCH_RESULTS = 5;
 /** The routing strategy (`routing.strategy`, `--strategy`). */
 export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
 /** Servers kept by the first stage of the `two-stage` strategy. */
