@@ -75,6 +75,16 @@ describe.each(Object.entries(transports))("a tool that must run as a task, over 
     expect(yard.servers()[0]!.tasks).toBe(0);
   });
 
+  it("is woken by the server's status notifications, not only by polling", async () => {
+    // The task's pollInterval is ten minutes: the call can only end within the test's time if the
+    // notifications/tasks/status the server sends as it completes wake the follower.
+    const wire: WireRecord[] = [];
+    const yard = await open({ ...server, args: [...server.args, "--poll", "600000"] }, wire);
+    const result = await yard.callTool("jobs_crunch", { steps: 2, ms: 20 });
+    expect(result.text).toBe("crunched 2");
+    expect(sentMethods(wire)).toEqual(["tools/call", "tasks/result"]);
+  });
+
   it("cancels the task with tasks/cancel when the caller's signal aborts; the server sees it", async () => {
     const wire: WireRecord[] = [];
     const yard = await open(server, wire);
@@ -127,10 +137,17 @@ describe("a tool that must run as a task on a server that cannot run tasks", () 
 });
 
 describe("server-everything", () => {
-  it("follows its task tool simulate-research-query to its report, and counts its resources and prompts", async () => {
-    const yard = await Switchyard.connect({
-      mcpServers: { everything: { command: NODE, args: [EVERYTHING] } },
-    });
+  it("follows its task tool simulate-research-query through its question (input_required) to its report, and counts its resources and prompts", async () => {
+    const asked: string[] = [];
+    const yard = await Switchyard.connect(
+      { mcpServers: { everything: { command: NODE, args: [EVERYTHING] } } },
+      {
+        onElicitation: async (request) => {
+          asked.push(request.message);
+          return { action: "accept", content: { interpretation: "technical" } };
+        },
+      },
+    );
     opened.push(yard);
     const [state] = yard.servers();
     expect(state).toMatchObject({ status: "ready", protocolVersion: "2025-11-25", tasks: 0 });
@@ -148,8 +165,15 @@ describe("server-everything", () => {
       5_000,
       "the task tool",
     );
-    const result = await yard.callTool("everything_simulate-research-query", { topic: "trains" });
+    // Ambiguous: the task stops at input_required, and tasks/result carries its elicitation.
+    const result = await yard.callTool("everything_simulate-research-query", {
+      topic: "trains",
+      ambiguous: true,
+    });
+    expect(asked).toEqual([
+      expect.stringContaining('The research query "trains" could have multiple interpretations'),
+    ]);
     expect(result.isError).toBe(false);
-    expect(result.text).toContain("# Research Report: trains");
+    expect(result.text).toContain("# Research Report: trains (technical)");
   }, 30_000);
 });
