@@ -51,6 +51,8 @@ describe("switchyard servers", () => {
           "transport",
           // resilience counters, an extension (docs/contract.md)
           ...["restarts", "health", "breaker", "inFlight", "queued"],
+          // what else the server holds: resources, prompts, tool calls running as tasks
+          ...["resources", "prompts", "tasks"],
           ...(server.error ? ["error"] : []),
         ].sort(),
       );
