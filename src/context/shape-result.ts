@@ -416,15 +416,22 @@ export function shapeToolResult(options: ShapeToolResultOptions): ShapedResult {
       : Math.min(budgetTokens - anchorUnits, budgetChars / Math.max(...ratios, 1));
   let body = "";
   let cut = false;
-  for (let attempt = 0; attempt < 5; attempt++) {
+  let fitted = false;
+  for (let attempt = 0; attempt < 5 && !fitted; attempt++) {
     ({ body, cut } = renderWithin(parts, sizes, ratios, Math.max(0, target), counter, more));
-    if (fits(body)) break;
+    fitted = fits(body);
+    if (fitted) break;
     const tokens = budgetTokens === undefined ? 0 : counter.countUpTo(withAnchor(body), budgetTokens * 4);
     const shrink = Math.min(
       budgetTokens === undefined ? 1 : budgetTokens / Math.max(1, tokens),
       budgetChars / body.length,
     );
     target = Math.floor(target * Math.min(0.9, shrink * 0.95));
+  }
+  if (!fitted) {
+    // A budget too small for even the notes: say so in one line.
+    cut = true;
+    body = `[… the whole result left out (${number(whole.length)} characters, ~${number(originalTokens)} tokens): it does not fit this message's budget; ${more}]`;
   }
   const text = withAnchor(body);
   return { text, cut, originalTokens, tokens: counter.count(text) };
