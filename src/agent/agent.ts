@@ -1,6 +1,18 @@
 import { DEFAULT_SYSTEM_PROMPT } from "../config/defaults.js";
-import { ResultHandles } from "../context/handles.js";
+import {
+  type ActiveContext,
+  type ContextOptions,
+  type ContextSettings,
+  contextSettings,
+  DEFAULT_RESULT_HANDLES,
+  fitActiveContext,
+  markToolResult,
+} from "../context/active.js";
+import { budgetFor } from "../context/budget.js";
+import { type Compaction, compactionOf, summaryMessage } from "../context/compact.js";
+import { ResultHandles, readMoreHint } from "../context/handles.js";
 import type { AnchorFormat } from "../context/shape-result.js";
+import { contextWindowFor, tokenCounterFor } from "../context/tokens.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
 import { toModelParameters } from "../models/tool-schema.js";
@@ -24,7 +36,6 @@ import {
   DEFAULT_OFFERED_TOOLS_ONLY,
   identicalCallLimit,
   offeredToolsOnly,
-  type RunState,
   type StopCondition,
   skipUnavailableServers,
   stepLimit,
@@ -106,8 +117,16 @@ export interface AgentOptions {
   selectTools?: (context: SelectionContext) => readonly string[] | Promise<readonly string[]>;
   /** The line that opens each tool message; `false` for none. */
   anchor?: AnchorFormat | false;
-  /** Characters of a tool result the model sees; default 8,000. */
+  /**
+   * Characters of one tool result's body the model sees, as well as its share of the window in tokens
+   * (`budgetFor`'s `result`); default: no limit in characters.
+   */
   resultBudgetChars?: number;
+  /**
+   * What the model is sent each step (the active context), built from the run's full record within the
+   * window: result handles, collapsed repeats, compaction of the oldest rounds (see {@link ContextOptions}).
+   */
+  context?: ContextOptions;
   /** Every event of the run, in order (`run_started` … `run_finished`), call events included. */
   onEvent?: (event: AgentEvent) => void;
   /**
@@ -142,8 +161,18 @@ export interface AgentResult {
   /** Model turns taken. */
   steps: number;
   calls: CallRecord[];
-  /** The conversation without the system prompt: pass it as `history` to continue. */
+  /**
+   * The working record: the whole conversation without the system prompt, every message as it was made
+   * (a result too large for its share as the model saw it, its whole text in `handles`).
+   */
   messages: ChatMessage[];
+  /**
+   * The conversation to continue from (`run(next, { history, handles })`): `messages`, or, once the run
+   * compacted, a summary message (`role: "system"`) and the messages kept whole after it.
+   */
+  history: ChatMessage[];
+  /** The conversation's stored results (result handles): pass them on with `history`. */
+  handles: ResultHandles;
   /** Why the run failed, when `stopReason` is `error` (or what it was stopped by: `max_steps`, `cancelled`). */
   error?: string;
   /** The run, step by step: what was offered, the model's time and tokens, every call. */
@@ -151,8 +180,13 @@ export interface AgentResult {
 }
 
 export interface RunOptions {
-  /** Earlier turns of the conversation (a previous result's `messages`). */
+  /**
+   * Earlier turns of the conversation (a previous result's `history`, or its `messages`). Leading system
+   * messages (a summary of compacted rounds) go into the system prompt.
+   */
   history?: ChatMessage[];
+  /** The stored results the history's handles name (a previous result's `handles`); default: none. */
+  handles?: ResultHandles;
   /**
    * Cancels the run: a model request in progress is aborted, tool calls in progress are cancelled (their
    * servers are sent `notifications/cancelled`), nothing more is asked of the model, and the run ends
@@ -164,7 +198,7 @@ export interface RunOptions {
 /** What one run carries from step to step. */
 interface RunContext {
   runId: string;
-  state: RunState;
+  state: LocalToolState;
   /** The host the run's calls go through: local tools answered, the others sent to the agent's host. */
   tools: LocalToolHost;
   /** Report to `onEvent` and, unless `ownEventsOnly`, to the host's observers. */
@@ -185,11 +219,20 @@ export class Agent {
   readonly #guards: CallGuard[];
   readonly #toolCache = new WeakMap<object, ModelTool>();
   readonly #localTools: LocalTool[];
+  readonly #context: ContextSettings;
+  readonly #handles: boolean;
 
   constructor(options: AgentOptions) {
     this.#options = options;
+    const context = options.context ?? {};
+    const counter = context.counter ?? tokenCounterFor(options.model.name);
+    const budget = budgetFor(contextWindowFor(options.model.name, context.window), {
+      ...(context.answerTokens !== undefined ? { answerTokens: context.answerTokens } : {}),
+    });
+    this.#context = contextSettings(budget, counter, context);
+    this.#handles = context.handles ?? DEFAULT_RESULT_HANDLES;
     this.#localTools = [
-      readResultTool(),
+      readResultTool({ tokens: budget.result, counter }),
       ...(options.toolSearch ? [options.toolSearch.tool] : []),
       ...(options.localTools ?? []),
     ];
@@ -221,7 +264,8 @@ export class Agent {
     const unavailableServers = new Set<string>();
     const unavailableTools = new Set<string>();
     const usedTools = new Set(usedToolNames(messages));
-    const handles = new ResultHandles();
+    const handles = options.handles ?? new ResultHandles();
+    let compaction: Compaction = compactionOf(messages);
     const state: LocalToolState = {
       step: 0,
       messages,
@@ -272,6 +316,10 @@ export class Agent {
         steps: state.step,
         calls,
         messages,
+        history: compaction.summary
+          ? [summaryMessage(compaction.summary), ...messages.slice(compaction.upTo)]
+          : messages,
+        handles,
         ...(error ? { error } : {}),
         record: run,
       };
@@ -307,17 +355,41 @@ export class Agent {
         }
         emit({ type: "step_started", runId, step: state.step, tools: offered.length });
 
+        // What the model is sent: built from the working record within the window.
+        const prompt = this.#options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+        let active: ActiveContext;
+        try {
+          active = await unlessAborted(
+            fitActiveContext(
+              {
+                system: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt,
+                tools: offered,
+                record: messages,
+                compaction,
+                ...(this.#handles ? { handles } : {}),
+                ...(signal ? { signal } : {}),
+              },
+              this.#context,
+            ),
+            signal,
+          );
+        } catch (error) {
+          if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return cancelled();
+          return finish("error", messageOf(error), messageOf(error), error);
+        }
+        compaction = active.compaction;
+        const contextRecord = {
+          promptEstimate: active.estimate,
+          ...(active.compacted ? { compacted: active.compacted } : {}),
+        };
+
         const started = performance.now();
         let response: ModelResponse;
         try {
-          const prompt = this.#options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
           // A model that does not heed the signal is not waited for either.
           response = await unlessAborted(
             this.#options.model.complete({
-              messages: [
-                { role: "system", content: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt },
-                ...messages,
-              ],
+              messages: active.messages,
               tools: offered,
               parallelToolCalls: this.#options.parallelToolCalls !== false,
               ...(signal ? { signal } : {}),
@@ -330,6 +402,7 @@ export class Agent {
             offered: offered.length,
             toolCalls: 0,
             modelMs: elapsedMs(started),
+            ...contextRecord,
           });
           if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return cancelled();
           return finish("error", `The model failed: ${messageOf(error)}`, messageOf(error), error);
@@ -338,11 +411,14 @@ export class Agent {
         const tokens = response.usage
           ? { input: response.usage.promptTokens, output: response.usage.completionTokens }
           : undefined;
+        // What the server counted corrects the estimate for the next request.
+        if (tokens) this.#context.counter.calibrate(active.estimate, tokens.input);
         steps.push({
           step: state.step,
           offered: offered.length,
           toolCalls: response.toolCalls.length,
           modelMs,
+          ...contextRecord,
           ...(tokens ? { tokens } : {}),
         });
         emit({
@@ -397,7 +473,14 @@ export class Agent {
         );
         for (const [index, call] of toolCalls.entries()) {
           const result = results[index]!;
-          messages.push({ role: "tool", toolCallId: call.id, content: result.content });
+          const message: ChatMessage = { role: "tool", toolCallId: call.id, content: result.content };
+          markToolResult(message, {
+            tool: call.name,
+            callId: call.id,
+            ok: result.record.ok,
+            ...(result.sentKey ? { key: result.sentKey } : {}),
+          });
+          messages.push(message);
           calls.push(result.record);
           if (!tools.isLocal(call.name)) usedTools.add(call.name);
           if (result.sentKey) callCounts.set(result.sentKey, (callCounts.get(result.sentKey) ?? 0) + 1);
@@ -439,18 +522,25 @@ export class Agent {
         },
         !local,
       );
+      // A result cut to its share is stored whole behind a handle its notes name (local tools' are not).
+      const handle = this.#handles && !local ? state.handles.reserve() : undefined;
       const report = await runToolCall(call, {
         host,
         guards,
         state,
         offered,
         runId,
+        budgetTokens: this.#context.budget.result,
+        counter: this.#context.counter,
+        ...(handle ? { more: readMoreHint(handle) } : {}),
         ...(this.#options.anchor !== undefined ? { anchor: this.#options.anchor } : {}),
         ...(this.#options.resultBudgetChars !== undefined
           ? { budgetChars: this.#options.resultBudgetChars }
           : {}),
         ...(context.signal ? { signal: context.signal } : {}),
       });
+      if (handle && report.shaping.cut && report.result)
+        state.handles.store(call.name, report.result.text, handle);
       emit({ type: "call_finished", step: state.step, ...report.record }, report.sent && !local);
       return report;
     };

@@ -2,7 +2,7 @@ import type { ToolResult } from "../calls/normalize.js";
 import { type JsonSchema, validateArguments } from "../calls/validate.js";
 import type { CatalogEntry } from "../catalog/catalog.js";
 import {
-  DEFAULT_READ_RESULT_CHARS,
+  type PageLimits,
   READ_RESULT_TOOL,
   type ReadResultArgs,
   type ResultHandles,
@@ -123,13 +123,13 @@ export class LocalToolHost implements ToolHost {
 
 /**
  * The built-in `read_result` tool: offered once the conversation has a stored result, it pages through
- * one (`offset`, `limit` in characters, at most `pageChars` a page) or picks a JSON path in it.
+ * one (`offset`, `limit` in characters; a page at most `limits`: `DEFAULT_READ_RESULT_CHARS` characters,
+ * and the tokens of a result's share when the agent gives them) or picks a JSON path in it.
  */
-export function readResultTool(options: { pageChars?: number } = {}): LocalTool {
-  const pageChars = options.pageChars ?? DEFAULT_READ_RESULT_CHARS;
+export function readResultTool(limits: PageLimits = {}): LocalTool {
   return {
     tool: READ_RESULT_TOOL,
     offered: (state) => state.handles.size > 0,
-    run: (args, state) => state.handles.read(args as ReadResultArgs, pageChars),
+    run: (args, state) => state.handles.read(args as ReadResultArgs, limits),
   };
 }

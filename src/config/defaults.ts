@@ -207,6 +207,24 @@ export const DEFAULT_PARALLEL_TOOL_CALLS = true;
  * (`shapeResult` without a token budget); the agent's results are budgeted in tokens.
  */
 export const DEFAULT_RESULT_BUDGET_CHARS = 8_000;
+/** Characters one `read_result` page returns at most (a stored result is read in pages of this size). */
+export const DEFAULT_READ_RESULT_CHARS = 8_000;
+/** Share of the window past which the agent compacts the conversation (`agent.context.compactAt`). */
+export const DEFAULT_COMPACT_AT_SHARE = 0.8;
+/** Share of the window compaction brings a request down to, so it does not compact again at once (`agent.context.compactTo`). */
+export const DEFAULT_COMPACT_TO_SHARE = 0.5;
+/** Rounds (model turns with their tool results) compaction keeps whole (`agent.context.keepRounds`). */
+export const DEFAULT_KEEP_ROUNDS = 4;
+/** Whether a result too large for its share is stored behind a handle the model reads with `read_result` (`agent.context.handles`). */
+export const DEFAULT_RESULT_HANDLES = true;
+/** Whether an earlier result of the same call (tool and arguments) becomes a stub pointing at the latest (`agent.context.collapseRepeats`). */
+export const DEFAULT_COLLAPSE_REPEATS = true;
+/** Who summarizes compacted rounds (`agent.context.summarizer`): `extractive` (deterministic lines) or `model` (the agent's model). */
+export const DEFAULT_SUMMARIZER = "extractive";
+/** Share of a request (the window less the answer's reserve) a summary of compacted rounds may take, up to `DEFAULT_SUMMARY_MAX_TOKENS`. */
+export const DEFAULT_SUMMARY_SHARE = 0.1;
+/** The most tokens a summary of compacted rounds takes, whatever the window. */
+export const DEFAULT_SUMMARY_MAX_TOKENS = 2_000;
 /** The agent's system prompt when none is given. */
 export const DEFAULT_SYSTEM_PROMPT =
   "You are a helpful assistant with tools. Call tools when they help answer the question; you may call " +
@@ -275,8 +293,6 @@ export const DEFAULT_FUSION_DEPTH = 50;
 export const DEFAULT_RRF_K = 60;
 /** How deep `evaluateRouter` ranks each query for MRR: a first relevant tool further down is not found. */
 export const DEFAULT_EVAL_DEPTH = 100;
-/** Characters one `read_result` page returns at most (a stored result is read in pages of this size). */
-export const DEFAULT_READ_RESULT_CHARS = 8_000;
 
 /**
  * Field weights of a tool's text, tuned on the dev sets (routing data README) but kept round: the name

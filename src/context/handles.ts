@@ -1,6 +1,7 @@
 import { DEFAULT_READ_RESULT_CHARS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import type { ModelTool } from "../models/model.js";
+import type { TokenCounter } from "./tokens.js";
 
 export { DEFAULT_READ_RESULT_CHARS } from "../config/defaults.js";
 
@@ -28,6 +29,15 @@ export interface ReadResultArgs {
   path?: string;
 }
 
+/** How large one `read_result` page may be. */
+export interface PageLimits {
+  /** Characters; default {@link DEFAULT_READ_RESULT_CHARS}. */
+  chars?: number;
+  /** Tokens, counted with `counter` (a page is shortened until it fits). */
+  tokens?: number;
+  counter?: TokenCounter;
+}
+
 /**
  * Tool results kept whole, each behind a short handle, for the life of a conversation: the model is
  * shown a shaped view plus the handle, and reads the rest with `read_result` ({@link READ_RESULT_TOOL}).
@@ -35,15 +45,23 @@ export interface ReadResultArgs {
 export class ResultHandles {
   readonly #results = new Map<string, StoredResult>();
   readonly #parsed = new Map<string, unknown>();
+  #issued = 0;
 
   get size(): number {
     return this.#results.size;
   }
 
-  /** Keep `text` (the full result of `tool`) and return its handle. */
-  store(tool: string, text: string): StoredResult {
-    const result: StoredResult = { id: `r${this.#results.size + 1}`, tool, text };
+  /** A new handle, for a result that may be stored under it ({@link store}); unused ones are never reissued. */
+  reserve(): string {
+    this.#issued += 1;
+    return `r${this.#issued}`;
+  }
+
+  /** Keep `text` (the full result of `tool`) under `id` (one from {@link reserve}; default a new one). */
+  store(tool: string, text: string, id = this.reserve()): StoredResult {
+    const result: StoredResult = { id, tool, text };
     this.#results.set(result.id, result);
+    this.#parsed.delete(result.id);
     return result;
   }
 
@@ -62,7 +80,8 @@ export class ResultHandles {
    * @throws SwitchyardError `INVALID_ARGUMENTS` for an unknown handle, a path into a result that is not
    *   JSON, or a path that does not exist (the message names the handles, or the keys that do exist).
    */
-  read(args: ReadResultArgs, pageChars = DEFAULT_READ_RESULT_CHARS): string {
+  read(args: ReadResultArgs, limits: PageLimits = {}): string {
+    const pageChars = limits.chars ?? DEFAULT_READ_RESULT_CHARS;
     const stored = this.#results.get(args.handle);
     if (!stored) {
       const known = this.list().map((result) => `${result.id} (${result.tool})`);
@@ -83,7 +102,14 @@ export class ResultHandles {
     if (offset >= text.length && text.length > 0) {
       return `[${what}: offset ${offset} is past its end (${text.length} characters)]`;
     }
-    const end = Math.min(text.length, offset + limit);
+    let end = Math.min(text.length, offset + limit);
+    const { tokens, counter } = limits;
+    if (tokens !== undefined && counter) {
+      // Leave room for the page's opening line (about 30 tokens).
+      while (end - offset > 1 && counter.countUpTo(text.slice(offset, end), tokens - 40) > tokens - 40) {
+        end = offset + Math.floor((end - offset) * 0.8);
+      }
+    }
     const next = end < text.length ? `; next page: offset ${end}` : "; this is the end";
     return `[${what}: characters ${offset}–${end} of ${text.length}${next}]\n${text.slice(offset, end)}`;
   }
@@ -104,9 +130,9 @@ export class ResultHandles {
   }
 }
 
-/** The line a shaped view ends with: the handle, and how to read the rest. */
-export function handleNote(stored: StoredResult): string {
-  return `[full result: ${stored.text.length} characters stored as handle "${stored.id}"; call ${READ_RESULT_TOOL_NAME} with {"handle": "${stored.id}"} and an offset, or a JSON path such as "$.items[0]", to read what was left out]`;
+/** What a shaped view's notes say about reading the rest: the handle, and how to call `read_result`. */
+export function readMoreHint(id: string): string {
+  return `the whole result is stored as handle "${id}": call ${READ_RESULT_TOOL_NAME} with {"handle": "${id}"} and an offset (characters), or a JSON path such as "$.items[0]", to read what was left out`;
 }
 
 /** The built-in `read_result` tool, as the model is offered it. */

@@ -40,6 +40,11 @@ export interface StepRecord {
   toolCalls: number;
   /** The model's time for this turn. */
   modelMs: number;
+  /** Tokens of the request (messages and tools) as the agent estimated them before sending it. */
+  promptEstimate?: number;
+  /** Messages of the conversation summarized (compacted) before this turn's request. */
+  compacted?: number;
+  /** Tokens the model's server reported for this turn (`input` is what to compare `promptEstimate` with). */
   tokens?: TokenUsage;
 }
 

@@ -103,8 +103,22 @@ describe("an agent run's records and events", () => {
     });
     const offered = yard.tools().length;
     expect(result.record.steps).toEqual([
-      { step: 1, offered, toolCalls: 2, modelMs: expect.any(Number), tokens: { input: 10, output: 5 } },
-      { step: 2, offered, toolCalls: 0, modelMs: expect.any(Number), tokens: { input: 10, output: 5 } },
+      {
+        step: 1,
+        offered,
+        toolCalls: 2,
+        modelMs: expect.any(Number),
+        promptEstimate: expect.any(Number),
+        tokens: { input: 10, output: 5 },
+      },
+      {
+        step: 2,
+        offered,
+        toolCalls: 0,
+        modelMs: expect.any(Number),
+        promptEstimate: expect.any(Number),
+        tokens: { input: 10, output: 5 },
+      },
     ]);
     expect(result.calls).toEqual(result.record.calls);
     expect(result.calls).toEqual([
