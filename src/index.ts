@@ -27,6 +27,14 @@ export {
   stepLimit,
 } from "./agent/guards.js";
 export {
+  checkLocalTools,
+  LOCAL_TOOL_SERVER,
+  type LocalTool,
+  LocalToolHost,
+  type LocalToolState,
+  readResultTool,
+} from "./agent/local-tools.js";
+export {
   DEFAULT_NUDGE_MESSAGE,
   DEFAULT_NUDGE_MIN_SCORE,
   type FallbackNudgeOptions,
@@ -83,7 +91,46 @@ export {
   type SwitchyardConfig,
   type TransportKind,
 } from "./config/index.js";
+export {
+  type ActiveContext,
+  type ActiveContextInput,
+  buildActiveContext,
+  type ContextOptions,
+  type ContextSettings,
+  collapseRepeats,
+  contextSettings,
+  DEFAULT_COLLAPSE_REPEATS,
+  DEFAULT_COMPACT_AT_SHARE,
+  DEFAULT_COMPACT_TO_SHARE,
+  DEFAULT_KEEP_ROUNDS,
+  DEFAULT_RESULT_HANDLES,
+  fitActiveContext,
+  markToolResult,
+  type ResultInfo,
+} from "./context/active.js";
 export { type BudgetOptions, budgetFor, type ContextBudget } from "./context/budget.js";
+export {
+  type Compaction,
+  compactionOf,
+  extractiveSummary,
+  modelSummarizer,
+  roundStarts,
+  SUMMARIZER_PROMPT,
+  SUMMARY_HEADING,
+  type Summarizer,
+  summaryMessage,
+} from "./context/compact.js";
+export {
+  DEFAULT_READ_RESULT_CHARS,
+  type PageLimits,
+  parseJsonPath,
+  READ_RESULT_TOOL,
+  READ_RESULT_TOOL_NAME,
+  type ReadResultArgs,
+  ResultHandles,
+  readMoreHint,
+  type StoredResult,
+} from "./context/handles.js";
 export {
   type AnchorFormat,
   type AnchorInfo,
