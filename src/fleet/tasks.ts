@@ -64,8 +64,11 @@ const TERMINAL = new Set<Task["status"]>(["completed", "failed", "cancelled"]);
 export class TaskCalls {
   readonly #server: string;
   readonly #log: Logger;
-  /** Followed tasks by id: a status notification for one is handed to its follower. */
-  readonly #followed = new Map<string, (task: Task) => void>();
+  /**
+   * Followed tasks by id: a status notification for one is handed to its follower; when the connection
+   * closes each is told so at once, rather than at its next poll.
+   */
+  readonly #followed = new Map<string, (news: Task | "closed") => void>();
   /** The progress tokens of task calls: progress goes on through the task's life, not only until it is created. */
   readonly #progress = new Map<string, (progress: CallProgress) => void>();
   #calls = 0;
@@ -83,10 +86,14 @@ export class TaskCalls {
   /**
    * Wrap the session's transport so that the progress notifications of task calls come here: the SDK
    * forgets a request's progress token once it is answered, and a task call is answered at once (with
-   * the task). A Proxy, as in `tapTransport`, so the SDK still sees the transport's own shape.
+   * the task). When the transport closes, the followers wake at once rather than at their next poll.
+   * A Proxy, as in `tapTransport`, so the SDK still sees the transport's own shape.
    */
   tap(transport: Transport): Transport {
     const consume = (message: unknown) => this.#consume(message);
+    const wakeAll = () => {
+      for (const tell of this.#followed.values()) tell("closed");
+    };
     return new Proxy(transport, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
@@ -97,6 +104,14 @@ export class TaskCalls {
           const deliver = value as NonNullable<Transport["onmessage"]>;
           target.onmessage = (message, extra) => {
             if (!consume(message)) deliver(message, extra);
+          };
+          return true;
+        }
+        if (property === "onclose" && typeof value === "function") {
+          const closed = value as NonNullable<Transport["onclose"]>;
+          target.onclose = () => {
+            closed();
+            wakeAll();
           };
           return true;
         }
@@ -166,10 +181,14 @@ export class TaskCalls {
   async #follow(client: Client, created: Task, deadline: Deadline): Promise<Task> {
     let task = created;
     let news: Task | undefined;
+    let closed = false;
     let wake: (() => void) | undefined;
     this.#followed.set(task.taskId, (update) => {
-      news = update;
-      deadline.extend();
+      if (update === "closed") closed = true;
+      else {
+        news = update;
+        deadline.extend();
+      }
       wake?.();
     });
     while (!TERMINAL.has(task.status) && task.status !== "input_required") {
@@ -183,6 +202,7 @@ export class TaskCalls {
         });
         wake = undefined;
       }
+      if (closed) throw new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
       if (news !== undefined) {
         task = news;
         news = undefined;

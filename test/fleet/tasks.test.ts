@@ -122,6 +122,18 @@ describe.each(Object.entries(transports))("a tool that must run as a task, over 
   });
 });
 
+describe("a task call whose server dies", () => {
+  it("fails with SERVER_UNAVAILABLE at once, not at its next poll", async () => {
+    // pollInterval ten minutes: only the closed connection can wake the follower within the test's time.
+    const yard = await open({ ...transports.stdio, args: [TASK_SERVER, "--poll", "600000"] });
+    const call = failureOf(yard.callTool("jobs_forever", {}));
+    await waitFor(() => yard.servers()[0]!.tasks === 1, 5_000, "the task in flight");
+    process.kill(yard.servers()[0]!.pid!, "SIGKILL");
+    const failure = await call;
+    expect(failure).toMatchObject({ code: "SERVER_UNAVAILABLE", server: "jobs", tool: "forever" });
+  });
+});
+
 describe("a tool that must run as a task on a server that cannot run tasks", () => {
   it("is refused with CAPABILITY_MISSING naming what the server lacks, before anything is sent", async () => {
     const wire: WireRecord[] = [];
