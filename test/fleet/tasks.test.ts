@@ -85,6 +85,15 @@ describe.each(Object.entries(transports))("a tool that must run as a task, over 
     expect(sentMethods(wire)).toEqual(["tools/call", "tasks/result"]);
   });
 
+  it("lets the task's progress push the deadline back, up to maxTotalTimeoutMs", async () => {
+    const yard = await open({ ...server, timeoutMs: 500, maxTotalTimeoutMs: 10_000 });
+    const events: string[] = [];
+    yard.observe((event) => events.push(event.type));
+    // 8 steps of 100 ms: longer than timeoutMs, but each step reports progress.
+    expect((await yard.callTool("jobs_crunch", { steps: 8, ms: 100 })).text).toBe("crunched 8");
+    expect(events.filter((type) => type === "call_progress")).toHaveLength(8);
+  });
+
   it("cancels the task with tasks/cancel when the caller's signal aborts; the server sees it", async () => {
     const wire: WireRecord[] = [];
     const yard = await open(server, wire);
@@ -92,6 +101,8 @@ describe.each(Object.entries(transports))("a tool that must run as a task, over 
     const call = failureOf(yard.callTool("jobs_forever", {}, { signal: controller.signal }));
     await waitFor(() => yard.servers()[0]!.tasks === 1, 5_000, "the task in flight in servers()");
     expect(serverJson(yard.servers()[0]!).tasks).toBe(1);
+    // The task sends no status while it works: it is followed by polling (its pollInterval, 50 ms).
+    await waitFor(() => sentMethods(wire).includes("tasks/get"), 5_000, "a tasks/get");
     controller.abort();
 
     const failure = await call;
