@@ -1,5 +1,6 @@
-import { DEFAULT_NUDGE, DEFAULT_ROUTING_MODE } from "../config/defaults.js";
+import { DEFAULT_NUDGE, DEFAULT_ROUTING_MODE, DEFAULT_SUMMARIZER } from "../config/defaults.js";
 import type { SwitchyardConfig } from "../config/schema.js";
+import type { ContextOptions } from "../context/active.js";
 import type { ModelProvider } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
 import { Agent, type AgentHost, type AgentOptions } from "./agent.js";
@@ -45,8 +46,9 @@ export function createAgent(
   const mode = routing.mode ?? DEFAULT_ROUTING_MODE;
   const route = routeTools(host, router);
   const nudge = section.nudge ?? DEFAULT_NUDGE;
+  const chosenModel = model ?? resolveModel(config.model ? { section: config.model } : {});
   const agentOptions: AgentOptions = {
-    model: model ?? resolveModel(config.model ? { section: config.model } : {}),
+    model: chosenModel,
     host,
     ...(mode === "all" ? {} : { selectTools: route }),
     ...(mode === "auto" || mode === "search"
@@ -67,9 +69,23 @@ export function createAgent(
     ...(section.maxSteps !== undefined ? { maxSteps: section.maxSteps } : {}),
     ...(section.maxIdenticalCalls !== undefined ? { maxIdenticalCalls: section.maxIdenticalCalls } : {}),
     ...(section.parallelToolCalls !== undefined ? { parallelToolCalls: section.parallelToolCalls } : {}),
+    context: contextOptions(config, chosenModel),
   };
   for (const [key, value] of Object.entries(overrides)) {
     if (value !== undefined) (agentOptions as unknown as Record<string, unknown>)[key] = value;
   }
   return new Agent(agentOptions);
+}
+
+/** The agent's `context` options from the config: `model.contextWindow` and the `agent.context` section. */
+function contextOptions(config: AgentConfig, model: ModelProvider): ContextOptions {
+  const section = config.agent?.context ?? {};
+  const { summarizer = DEFAULT_SUMMARIZER, ...rest } = section;
+  const window = config.model?.contextWindow;
+  const given = Object.entries(rest).filter(([, value]) => value !== undefined);
+  return {
+    ...(Object.fromEntries(given) as ContextOptions),
+    ...(window !== undefined ? { window } : {}),
+    ...(summarizer === "model" ? { summarizer: model } : {}),
+  };
 }

@@ -35,6 +35,11 @@ const positiveInt = z
   .number({ error: "expected a number" })
   .int("expected a whole number")
   .positive("expected a number above 0");
+/** A share of the model's context window: above 0, at most 1. */
+const windowShare = z
+  .number({ error: "expected a share of the window, such as 0.8" })
+  .gt(0, "expected a share of the window above 0, such as 0.8")
+  .max(1, "expected a share of the window of at most 1, such as 0.8");
 const nonNegativeInt = z
   .number({ error: "expected a number" })
   .int("expected a whole number")
@@ -196,6 +201,23 @@ export const agentSchema = z.strictObject({
         }),
       ],
       { error: 'expected true, false or { "minScore", "patterns", "message" }' },
+    )
+    .optional(),
+  /** How each request is kept within the model's window (context/active.ts); defaults in defaults.ts. */
+  context: z
+    .strictObject(
+      {
+        compactAt: windowShare.optional(),
+        compactTo: windowShare.optional(),
+        keepRounds: positiveInt.optional(),
+        handles: z.boolean({ error: "expected true or false" }).optional(),
+        collapseRepeats: z.boolean({ error: "expected true or false" }).optional(),
+        summarizer: z.enum(["extractive", "model"], { error: 'expected "extractive" or "model"' }).optional(),
+      },
+      {
+        error:
+          'expected { "compactAt"?, "compactTo"?: shares of the window, "keepRounds"?, "handles"?, "collapseRepeats"?, "summarizer"?: "extractive" | "model" }',
+      },
     )
     .optional(),
 });

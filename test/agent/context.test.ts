@@ -4,22 +4,20 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { budgetFor } from "../../src/context/budget.js";
 import { SUMMARY_HEADING } from "../../src/context/compact.js";
-import { tokenCounterFor } from "../../src/context/tokens.js";
 import {
   Agent,
   type AgentOptions,
   type ChatMessage,
+  createAgent,
   type LocalTool,
   OpenAIChatModel,
+  resolveConfig,
   Switchyard,
 } from "../../src/index.js";
 import { type ReceivedRequest, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
 import { NODE, ROOT, sdk } from "../helpers.js";
-
-/** An OpenAI model name, so that tokens are counted exactly (the same tokenizer the test counts with). */
-const MODEL = "gpt-4o-mini";
-const counter = tokenCounterFor(MODEL);
+import { counter, expectPaired, MODEL, requestTokens } from "./received-requests.js";
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -61,56 +59,6 @@ async function setup(
   const model = new OpenAIChatModel({ baseURL: server.baseURL, model: MODEL, apiKey: "test-key" });
   const agent = new Agent({ model, host: yard, ...options });
   return { yard, server, agent };
-}
-
-/** A received request's messages and tools, back in Switchyard's form, to count them. */
-function asChat(request: ReceivedRequest): ChatMessage[] {
-  return request.messages.map((m) => {
-    if (m.role === "tool")
-      return { role: "tool", toolCallId: String(m.tool_call_id), content: String(m.content) };
-    if (m.role === "assistant") {
-      const calls =
-        (m.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }>) ?? [];
-      return {
-        role: "assistant",
-        content: (m.content as string | null) ?? null,
-        ...(calls.length
-          ? {
-              toolCalls: calls.map((c) => ({
-                id: c.id,
-                name: c.function.name,
-                arguments: c.function.arguments,
-              })),
-            }
-          : {}),
-      };
-    }
-    return { role: m.role as "user" | "system", content: String(m.content) };
-  });
-}
-
-function requestTokens(request: ReceivedRequest): number {
-  const tools = (request.tools ?? []).map((t) => ({
-    name: t.function.name,
-    description: t.function.description ?? "",
-    parameters: t.function.parameters,
-  }));
-  return counter.countMessages(asChat(request)) + counter.countTools(tools);
-}
-
-/** Every tool message follows, in the same block, the assistant message that asked for it. */
-function expectPaired(request: ReceivedRequest): void {
-  let asked = new Set<string>();
-  for (const m of request.messages) {
-    if (m.role === "assistant") {
-      asked = new Set(((m.tool_calls as Array<{ id: string }>) ?? []).map((c) => c.id));
-    } else if (m.role === "tool") {
-      expect(
-        asked.has(String(m.tool_call_id)),
-        `tool message ${m.tool_call_id} follows its assistant message`,
-      ).toBe(true);
-    } else asked = new Set();
-  }
 }
 
 function toolMessages(request: ReceivedRequest) {
@@ -400,5 +348,38 @@ describe("local tools", () => {
     expect(() => new Agent({ model, host: yard, localTools: [named("bad name")] })).toThrow(
       expect.objectContaining({ code: "INVALID_INPUT", message: expect.stringContaining("bad name") }),
     );
+  });
+});
+
+describe("the agent.context config section", () => {
+  it("is read by createAgent (model.contextWindow, collapseRepeats, the model as summarizer)", async () => {
+    const same = (id: string) => ({ toolCalls: [{ id, name: "a_echo", arguments: { text: "same" } }] });
+    const server = await startScriptedOpenAIServer([same("e1"), same("e2"), { content: "done" }]);
+    const yard = await Switchyard.connect({ mcpServers: { a: sdk() } });
+    opened.push(server, yard);
+    const config = resolveConfig(
+      {
+        mcpServers: {},
+        model: { baseURL: server.baseURL, name: MODEL, apiKey: "k", contextWindow: 6_000 },
+        agent: { nudge: false, context: { collapseRepeats: false, summarizer: "model", keepRounds: 2 } },
+      },
+      { env: {} },
+    );
+    const agent = createAgent(yard, config);
+    const result = await agent.run("Echo twice.");
+    expect(result.answer).toBe("done");
+    // Not collapsed: both results as they came.
+    expect(toolMessages(server.requests[2]!).map((m) => m.content)).toEqual([
+      "[tool a_echo → ok]\nsame",
+      "[tool a_echo → ok]\nsame",
+    ]);
+  });
+
+  it("rejects bad values, naming the key", () => {
+    const bad = (context: unknown) => () =>
+      resolveConfig({ mcpServers: {}, agent: { context } }, { env: {} });
+    expect(bad({ compactAt: 2 })).toThrow(/agent\.context\.compactAt.*at most 1/);
+    expect(bad({ summarizer: "gpt" })).toThrow(/agent\.context\.summarizer.*"extractive" or "model"/);
+    expect(bad({ keepRound: 2 })).toThrow(/agent\.context/);
   });
 });

@@ -12,6 +12,7 @@ import {
   DEFAULT_OFFER_ALL_UP_TO,
   DEFAULT_TOP_K,
   type ModelProvider,
+  type ResultHandles,
   resolveModel,
   routerFor,
   type Switchyard,
@@ -314,7 +315,10 @@ class ChatSession {
   readonly #config: SwitchyardConfig;
   readonly #input: ChatInput;
   readonly #historyFile: string | undefined;
+  /** The conversation to continue from: compacted by the agent once it nears the model's window. */
   #history: ChatMessage[] = [];
+  /** The results stored behind handles the history names. */
+  #handles: ResultHandles | undefined;
   /** Cancels the question running now. */
   #question: AbortController | undefined;
   #exitCode = EXIT_OK;
@@ -360,6 +364,7 @@ class ChatSession {
     try {
       result = await this.#agent.run(question, {
         history: this.#history,
+        ...(this.#handles ? { handles: this.#handles } : {}),
         signal: AbortSignal.any([this.#ctx.runSignal(), controller.signal]),
       });
     } finally {
@@ -371,7 +376,8 @@ class ChatSession {
         this.#ctx.out.note("interrupted: the question was cancelled, and left out of the conversation");
       return;
     }
-    this.#history = result.messages;
+    this.#history = result.history;
+    this.#handles = result.handles;
   }
 
   /**
@@ -424,6 +430,7 @@ class ChatSession {
         return undefined;
       case "/clear":
         this.#history = [];
+        this.#handles = undefined;
         out.note("the conversation is cleared");
         return undefined;
       default:
