@@ -42,11 +42,13 @@ export function sampledRow(
 export interface ScenarioResult {
   id: string;
   title: string;
-  unit: "ms" | "MB";
+  unit: "ms" | "MB" | "tokens";
   /** How the numbers were taken (rounds, calls, …). */
   method: string;
   rows: Row[];
   skipped?: string;
+  /** The scenario's own table, printed instead of the rows' (the JSON keeps the rows). */
+  table?: string;
 }
 
 export interface RowWithRatios extends Row {
@@ -75,6 +77,7 @@ const ratio = (value: number | undefined) => (value === undefined ? "" : `${valu
 export function formatScenario(scenario: ScenarioResult): string {
   const lines = [`${scenario.title} — ${scenario.method}`];
   if (scenario.skipped) return [...lines, `  skipped: ${scenario.skipped}`].join("\n");
+  if (scenario.table) return [...lines, scenario.table].join("\n");
   const header = [
     "client",
     "revision",

@@ -16,6 +16,7 @@ import { formatScenario, type ScenarioResult, writeJson } from "./report.js";
 import { agentOverhead } from "./scenarios/agent.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import type { ScenarioContext } from "./scenarios/context.js";
+import { contextBudget } from "./scenarios/context-budget.js";
 import { latency } from "./scenarios/latency.js";
 import { memory } from "./scenarios/memory.js";
 import { routing } from "./scenarios/routing.js";
@@ -114,6 +115,27 @@ const SCENARIOS: Scenario[] = [
         id: "agent",
         title: "Agent step overhead (model and tool time excluded)",
         policy: { min: 5, max: 9, budgetMs: 20 * SECOND },
+      }),
+  },
+  {
+    id: "context",
+    run: (context) =>
+      contextBudget(context, {
+        id: "context",
+        title:
+          "Context budget (issue 13): tool offers by catalog size, prompt-prefix stability, loop overhead, a 30-step run",
+        policy: { min: 3, max: 7, budgetMs: 30 * SECOND },
+        // Each context mechanism switched off in turn; the first row has them all at their defaults.
+        variants: [
+          { label: "all mechanisms (defaults)", options: {} },
+          { label: "without result handles", options: { context: { handles: false } } },
+          { label: "without same-call collapse", options: { context: { collapseRepeats: false } } },
+          { label: "without compaction (compactAt 1)", options: { context: { compactAt: 1 } } },
+          {
+            label: "none of them (results still shaped)",
+            options: { context: { handles: false, collapseRepeats: false, compactAt: 1 } },
+          },
+        ],
       }),
   },
   {

@@ -281,8 +281,13 @@ export const DEFAULT_ROUTING_MODE: RoutingMode = "auto";
  * search costs a few hundred tokens per step.
  */
 export const DEFAULT_TOOL_SEARCH_ABOVE = 100;
-/** Tools one `search_tools` call answers with, at most (`routing.searchResults`). */
-export const DEFAULT_TOOL_SEARCH_RESULTS = 5;
+/**
+ * Tools one `search_tools` call answers with, at most (`routing.searchResults`). Each one found joins the
+ * offer for the rest of the run: with tools of ~165 tokens, two searches of 3 keep the offer near 1,100
+ * tokens (5 would take it past 1,800: `npm run bench -- --only context`); a model that finds nothing
+ * useful searches again with other words.
+ */
+export const DEFAULT_TOOL_SEARCH_RESULTS = 3;
 /** The routing strategy (`routing.strategy`, `--strategy`). */
 export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
 /** Servers kept by the first stage of the `two-stage` strategy. */
