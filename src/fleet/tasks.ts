@@ -316,9 +316,12 @@ class Deadline {
     return this.#maxTotalMs ?? this.#timeoutMs;
   }
 
-  /** Options for one request of the call: it may take what is left. */
+  /**
+   * Options for one request of the call: the signal ends it at the deadline (which progress may push
+   * back meanwhile); the SDK's own timeout only at the call's longest.
+   */
   requestOptions(): { signal: AbortSignal; timeout: number } {
-    return { signal: this.signal, timeout: Math.max(1, this.#until - Date.now()) };
+    return { signal: this.signal, timeout: Math.max(1, this.#started + this.totalMs - Date.now()) };
   }
 
   /** A sign of life: with a total allowed, the deadline moves to `timeoutMs` from now. */
