@@ -189,8 +189,8 @@ export interface AgentResult {
 
 export interface RunOptions {
   /**
-   * Earlier turns of the conversation (a previous result's `history`, or its `messages`). Leading system
-   * messages (a summary of compacted rounds) go into the system prompt.
+   * Earlier turns of the conversation (a previous result's `history`, or its `messages`). A leading
+   * summary message (`summaryMessage`: a previous run's compacted rounds) goes into the system prompt.
    */
   history?: ChatMessage[];
   /** The stored results the history's handles name (a previous result's `handles`); default: none. */

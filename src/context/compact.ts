@@ -61,18 +61,13 @@ export function summaryMessage(summary: string): ChatMessage {
 }
 
 /**
- * The compaction a history starts with: its leading system messages (a summary from an earlier run, or
- * the caller's own) are taken as already summarized.
+ * The compaction a history starts with: a leading summary message ({@link summaryMessage}, from an
+ * earlier run) is taken as what is summarized so far; any other history starts with nothing summarized.
  */
 export function compactionOf(history: readonly ChatMessage[]): Compaction {
-  let upTo = 0;
-  const parts: string[] = [];
-  while (upTo < history.length && history[upTo]!.role === "system") {
-    const content = history[upTo]!.content ?? "";
-    parts.push(content.startsWith(SUMMARY_HEADING) ? content.slice(SUMMARY_HEADING.length).trim() : content);
-    upTo += 1;
-  }
-  return parts.length ? { summary: parts.join("\n"), upTo } : { upTo: 0 };
+  const first = history[0];
+  if (first?.role !== "system" || !first.content.startsWith(SUMMARY_HEADING)) return { upTo: 0 };
+  return { summary: first.content.slice(SUMMARY_HEADING.length).trim(), upTo: 1 };
 }
 
 /**
@@ -146,11 +141,16 @@ function summaryLines(messages: readonly ChatMessage[]): string[] {
   return lines;
 }
 
-/** A result's key line: its first line with content after the anchor line. */
+/**
+ * A result's key line: its first lines after the anchor line and any note of what shaping left out, with
+ * the handle of the whole result when the note names one.
+ */
 function keyLine(content: string): string {
   const lines = content.split("\n").filter((line) => line.trim() !== "");
-  const body = lines.length > 1 && /^\[.*\]$/.test(lines[0]!.trim()) ? lines.slice(1) : lines;
-  return oneLine(body.join(" "), 120);
+  let body = lines.length > 1 && /^\[.*\]$/.test(lines[0]!.trim()) ? lines.slice(1) : lines;
+  const handle = /stored as handle "([^"]+)"/.exec(content)?.[1];
+  if (body.length > 1 && /^\[.*\]$/.test(body[0]!.trim())) body = body.slice(1);
+  return `${oneLine(body.join(" "), 120)}${handle ? ` (whole result: handle ${handle})` : ""}`;
 }
 
 function transcriptLine(message: ChatMessage): string {

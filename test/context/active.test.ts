@@ -85,6 +85,8 @@ describe("compaction", () => {
     expect(history[0]!.content).toBe(`${SUMMARY_HEADING}\n- user: q1`);
     expect(compactionOf(history)).toEqual({ summary: "- user: q1", upTo: 1 });
     expect(compactionOf([{ role: "user", content: "q" }])).toEqual({ upTo: 0 });
+    // A system message of the caller's own is not a summary: it stays where it is.
+    expect(compactionOf([{ role: "system", content: "Be brief." }])).toEqual({ upTo: 0 });
   });
 
   it("summarizes extractively: a line per question, call, result and answer; the oldest left out to fit", async () => {
@@ -97,6 +99,20 @@ describe("compaction", () => {
         { role: "assistant", content: `Order ${i} has shipped.\nMore detail.` },
       );
     }
+    const stored = await extractiveSummary({
+      messages: [
+        call("c0", "orders_query"),
+        result(
+          "c0",
+          '[tool orders_query → ok]\n[JSON shaped to fit: …; the whole result is stored as handle "r3": call read_result …]\n{"orders":[1,2]}',
+        ),
+      ],
+      budgetTokens: 200,
+      counter,
+    });
+    expect(stored).toBe(
+      '- called orders_query {"text":"x"}\n  → orders_query: {"orders":[1,2]} (whole result: handle r3)',
+    );
     const small = await extractiveSummary({ messages: messages.slice(0, 4), budgetTokens: 200, counter });
     expect(small).toBe(
       '- user: question 1\n- called orders_query {"id":1}\n  → orders_query: order 1 shipped\n- answered: Order 1 has shipped. More detail.',
