@@ -92,6 +92,15 @@ type Part =
   | { kind: "text"; source: string }
   | { kind: "fixed"; source: string };
 
+/** `JSON.stringify`, or undefined for a value nested too deep to serialize (a RangeError). */
+function serialize(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
 function looksLikeJson(text: string): boolean {
   const first = text.trimStart()[0];
   return first === "{" || first === "[";
@@ -149,12 +158,13 @@ function blockParts(block: ResultBlock): Part[] {
 function partsOf(options: ShapeToolResultOptions): { parts: Part[]; rendering?: Part[] } {
   const content = options.content ?? [];
   const structured = options.structuredContent;
-  if (structured === undefined || structured === null) {
+  const source = structured === undefined || structured === null ? undefined : serialize(structured);
+  if (source === undefined) {
     if (content.length === 0) return { parts: options.text === "" ? [] : [textPart(options.text)] };
     return { parts: content.flatMap(blockParts) };
   }
   const parts: Part[] = [
-    { kind: "json", value: structured, source: JSON.stringify(structured) },
+    { kind: "json", value: structured, source },
     ...content.filter((block) => block.type !== "text").flatMap(blockParts),
   ];
   // A text block holding JSON is the structured content serialized (MCP asks tools to send both): one
@@ -341,8 +351,8 @@ function cutJson(
 ): { text: string; cut: boolean } {
   if (part.source.length <= chars * 4) {
     // Pretty-printed JSON may fit once compact: reformatting is not cutting.
-    const compact = JSON.stringify(part.value);
-    if (compact.length <= chars) return { text: compact, cut: false };
+    const compact = serialize(part.value);
+    if (compact !== undefined && compact.length <= chars) return { text: compact, cut: false };
   }
   const room = Math.max(0, chars - NOTE_CHARS);
   let best: { json: string; stats: PruneStats; limits: Limits } | undefined;

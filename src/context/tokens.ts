@@ -46,6 +46,76 @@ const ENCODINGS = {
 } as const;
 type EncodingName = keyof typeof ENCODINGS;
 
+/**
+ * BPE merges one piece of the pre-tokenizer (a run of letters, or of punctuation) in time quadratic in
+ * its length: a 40,000-letter run takes about 2 s. Runs longer than this are counted in slices of this
+ * length, which counts about a token more per slice, never fewer.
+ */
+const LONG_RUN_CHARS = 128;
+
+/** What a UTF-16 unit is to the pre-tokenizer, roughly: 0 space or digit (a run breaks), 1 letter, 2 punctuation. */
+function runKind(code: number): number {
+  if (code <= 0x20 || (code >= 0x30 && code <= 0x39)) return 0;
+  if (code >= 0x80) return 1; // letters of other scripts, and their marks
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x7a ? 1 : 2;
+}
+
+/** Text is counted a window at a time (cut at a space), so counting up to a limit stops early. */
+const WINDOW_CHARS = 65_536;
+
+/** The long runs of letters or of punctuation in `text` from `from` to `to`, as [start, end) pairs, in one pass. */
+function* longRuns(text: string, from: number, to: number): Generator<[number, number]> {
+  let start = from;
+  let kind = 0;
+  for (let i = from; i <= to; i++) {
+    const next = i < to ? runKind(text.charCodeAt(i)) : 0;
+    if (next === kind && next !== 0) continue;
+    if (kind !== 0 && i - start >= LONG_RUN_CHARS) yield [start, i];
+    start = i;
+    kind = next;
+  }
+}
+
+/** Exact tokens of `text` when at most `limit`, else `limit + 1`, in time linear in what is counted. */
+function countExact(encoding: Encoding, text: string, limit: number): number {
+  let total = 0;
+  const add = (piece: string): boolean => {
+    if (piece === "") return false;
+    if (limit === Number.POSITIVE_INFINITY) {
+      total += encoding.countTokens(piece, NO_SPECIAL_TOKENS);
+      return false;
+    }
+    const within = encoding.isWithinTokenLimit(piece, limit - total, NO_SPECIAL_TOKENS);
+    total = within === false ? limit + 1 : total + within;
+    return total > limit;
+  };
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(text.length, from + WINDOW_CHARS);
+    for (let space = to; to < text.length && space > to - 1_024 && space > from; space--) {
+      if (text.charCodeAt(space) <= 0x20) {
+        to = space;
+        break;
+      }
+    }
+    let at = from;
+    for (const [runStart, runEnd] of longRuns(text, from, to)) {
+      if (add(text.slice(at, runStart))) return total;
+      for (let start = runStart; start < runEnd; ) {
+        let end = Math.min(runEnd, start + LONG_RUN_CHARS);
+        const code = text.charCodeAt(end - 1);
+        if (end < runEnd && code >= 0xd800 && code <= 0xdbff) end++; // keep a surrogate pair whole
+        if (add(text.slice(start, end))) return total;
+        start = end;
+      }
+      at = runEnd;
+    }
+    if (add(text.slice(at, to))) return total;
+    from = to;
+  }
+  return total;
+}
+
 /** The model's name as families are matched: lowercased, without a `provider/` prefix. */
 function familyName(modelName: string | undefined): string {
   const name = (modelName ?? "").trim().toLowerCase();
@@ -104,8 +174,7 @@ class Counter implements TokenCounter {
 
   countUpTo(text: string, limit: number): number {
     if (!this.encoding) return this.count(text);
-    const within = ENCODINGS[this.encoding]().isWithinTokenLimit(text, limit, NO_SPECIAL_TOKENS);
-    return within === false ? limit + 1 : within;
+    return countExact(ENCODINGS[this.encoding](), text, limit);
   }
 
   countMessages(messages: readonly ChatMessage[]): number {
@@ -154,7 +223,7 @@ class Counter implements TokenCounter {
   private raw(text: string): number {
     if (text === "") return 0;
     return this.encoding
-      ? ENCODINGS[this.encoding]().countTokens(text, NO_SPECIAL_TOKENS)
+      ? countExact(ENCODINGS[this.encoding](), text, Number.POSITIVE_INFINITY)
       : estimateUnits(text);
   }
 }

@@ -99,6 +99,21 @@ describe("shaping a tool result", () => {
     expect(value.child).toBe("… {an object of 3 keys}");
   });
 
+  it("summarizes JSON nested deeper than a serializer can go", () => {
+    const text = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
+    const shaped = shape({ text, counter: gpt, budgetTokens: 300 });
+    expect(jsonOf(shaped.text)).toEqual([[[[[[[[[[[[[[["… [an array of 1 item]"]]]]]]]]]]]]]]]);
+    let deep: unknown = 1;
+    for (let level = 0; level < 100_000; level++) deep = [deep];
+    // Structured content that cannot be serialized gives way to the text.
+    const structured = shape({
+      counter: gpt,
+      structuredContent: deep as Record<string, unknown>,
+      text: "deep",
+    });
+    expect(structured.text).toBe("[tool orders_query → ok]\ndeep");
+  });
+
   it("cuts long strings with a marker, never inside a surrogate pair", () => {
     for (const budgetTokens of [300, 301, 302, 333, 777]) {
       const value = { title: "路线", text: `${"🚚".repeat(5_000)}`, odd: `a${"😀".repeat(4_000)}` };

@@ -43,6 +43,13 @@ describe("token counting", () => {
     expect(qwen.count("🚚")).toBe(1);
   });
 
+  it("counts long runs of one letter or sign in slices, as BPE would take minutes on them whole", () => {
+    const gpt = createTokenCounter("gpt-4o");
+    expect(gpt.count("x".repeat(200_000))).toBe(25_000);
+    expect(gpt.count(`${"[".repeat(200_000)}${"]".repeat(200_000)}`)).toBeGreaterThanOrEqual(100_000);
+    expect(gpt.count("订".repeat(50_000))).toBeGreaterThan(0);
+  });
+
   it("stops counting early when asked whether a huge text fits a limit", () => {
     const huge = "word ".repeat(1_000_000);
     for (const counter of [createTokenCounter("gpt-4o"), createTokenCounter("glm-4")]) {
