@@ -276,6 +276,8 @@ export class Agent {
     const usedTools = new Set(usedToolNames(messages));
     const handles = options.handles ?? new ResultHandles();
     let compaction: Compaction = compactionOf(messages);
+    /** The question stays word for word in every request, even once its round is summarized. */
+    const questionIndex = messages.length - 1;
     const state: LocalToolState = {
       step: 0,
       messages,
@@ -376,6 +378,7 @@ export class Agent {
                 tools: offered,
                 record: messages,
                 compaction,
+                question: questionIndex,
                 ...(this.#handles ? { handles } : {}),
                 ...(signal ? { signal } : {}),
               },

@@ -196,6 +196,8 @@ export interface ActiveContextInput {
   record: readonly ChatMessage[];
   /** What of the record is summarized so far. */
   compaction: Compaction;
+  /** Index in the record of the question being answered, kept word for word; default: the last user message. */
+  question?: number;
   /** Where a result left out to fit is stored (so it stays readable); none: it is only left out. */
   handles?: ResultHandles;
   signal?: AbortSignal;
@@ -228,7 +230,7 @@ export function buildActiveContext(
   let stubCount = 0;
   if (settings.collapseRepeats) ({ messages: kept, stubs: stubCount } = collapseRepeats(kept));
   // The question being answered stays word for word, even when its round was summarized.
-  const question = lastUserIndex(record);
+  const question = input.question ?? lastUserIndex(record);
   if (question >= 0 && question < compaction.upTo) kept.unshift(record[question]!);
   const system = compaction.summary
     ? `${input.system}\n\n${SUMMARY_HEADING}\n${compaction.summary}`

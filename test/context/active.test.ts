@@ -159,6 +159,25 @@ describe("fitActiveContext", () => {
     expect(record[2]!.content).toBe(huge);
   });
 
+  it("keeps the question word for word after the user messages that followed it are summarized", async () => {
+    const record: ChatMessage[] = [{ role: "user", content: "the question" }];
+    for (let i = 1; i <= 40; i++) {
+      record.push(
+        call(`c${i}`, "a_echo", `{"text":"${i} ${"x ".repeat(40)}"}`),
+        result(`c${i}`, `echo ${i} ${"y ".repeat(40)}`),
+      );
+      if (i === 2) record.push({ role: "user", content: "a reminder" });
+    }
+    const active = await fitActiveContext(
+      { system: "You help.", tools: [], record, compaction: { upTo: 0 }, question: 0 },
+      settings(3_000),
+    );
+    expect(active.compacted).toBeGreaterThan(10);
+    expect(active.messages[1]).toEqual({ role: "user", content: "the question" });
+    expect(active.messages.filter((m) => m.content === "a reminder")).toEqual([]);
+    expect(active.messages[2]).toMatchObject({ role: "assistant" });
+  });
+
   it("says what to lower when the system prompt and tools alone do not fit", async () => {
     await expect(
       fitActiveContext(
