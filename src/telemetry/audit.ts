@@ -1,0 +1,59 @@
+// Who a run is for, and what the audit log keeps of each decision and call: the records that policy
+// (calls/), the recorder and the stores (store/) share. Types only, and the one canonical form a row
+// is hashed in.
+
+/** Who a run, a call or a gateway request is for. */
+export interface Identity {
+  /** The user's id (a login name, an email, a token's `sub`). */
+  user: string;
+  roles: readonly string[];
+  /** More facts policy rules may test (a team, a tenant, a token claim). */
+  attributes?: Readonly<Record<string, string>>;
+}
+
+/** What an audit row records: a policy decision, an approval, or a call's outcome. */
+export type AuditKind = "decision" | "approval" | "call";
+
+/** One audit entry as it is handed to the log: everything but its place in the chain. */
+export interface AuditEntry {
+  /** ISO 8601. */
+  time: string;
+  kind: AuditKind;
+  identity?: Identity;
+  server?: string;
+  /** The tool's own name on its server. */
+  tool?: string;
+  /** The catalog name. */
+  name?: string;
+  /** The call's arguments, already redacted. */
+  arguments?: unknown;
+  /**
+   * `decision`: `allow`, `deny` or `approval_required`; `approval`: `approved` or `refused`; `call`:
+   * `ok`, `tool_error`, or the error code.
+   */
+  outcome: string;
+  /** The policy rule that decided (its `id`, else its index as `rules[3]`). */
+  rule?: string;
+  /** A short, redacted summary of the result or the reason. */
+  summary?: string;
+  ms?: number;
+  runId?: string;
+  callId?: string;
+}
+
+/** An entry in the log: numbered from 1, and chained to the row before it by hash. */
+export interface AuditRow extends AuditEntry {
+  seq: number;
+  /** The previous row's `hash` (64 zeros for the first row). */
+  prevHash: string;
+  /** SHA-256 (hex) of `prevHash` and the canonical JSON of the entry with its `seq`. */
+  hash: string;
+}
+
+/** Where audit entries go; the store numbers and chains them. */
+export interface AuditSink {
+  append(entry: AuditEntry): void | Promise<void>;
+}
+
+/** The hash a chain starts from. */
+export const AUDIT_GENESIS_HASH = "0".repeat(64);
