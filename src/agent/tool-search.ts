@@ -52,11 +52,14 @@ interface SearchRun {
  * answered by the router with the best matches (names and one-line descriptions), and those tools join
  * the offer from the next step on, **appended**: within a run the offer only grows, in a stable order,
  * so each request's tools array starts with the previous one's, byte for byte (what providers' prompt
- * caching keys on). Give the agent {@link selectTools} and {@link tool} (a `LocalTool`).
+ * caching keys on). Give it to the agent as `toolSearch` (it brings {@link tool} and
+ * {@link selectTools}, and the agent keeps the offer's order with {@link arrange}); `createAgent` does
+ * for `routing.mode` `auto` and `search`.
  *
  * ```ts
- * const search = new ToolSearch({ router: routerFor(yard), mode: "search" });
- * const agent = new Agent({ model, host: yard, selectTools: search.selectTools, localTools: [search.tool] });
+ * const router = routerFor(yard);
+ * const search = new ToolSearch({ router, sync: () => syncRouter(router), mode: "search" });
+ * const agent = new Agent({ model, host: yard, toolSearch: search });
  * ```
  */
 export class ToolSearch {
