@@ -128,6 +128,25 @@ describe("result handles", () => {
   });
 });
 
+describe("result handles off", () => {
+  it("shapes a large result without a handle, and never offers read_result", async () => {
+    const { agent, server } = await setup(
+      [{ toolCalls: [{ id: "c1", name: "big_list_items", arguments: {} }] }, { content: "ok" }],
+      { context: { window: 16_000, handles: false } },
+      { big: bigServer(60_000) },
+    );
+    const result = await agent.run("List them.");
+    expect(result.answer).toBe("ok");
+    const view = toolMessages(server.requests[1]!)[0]!.content;
+    expect(view).toMatch(
+      /^\[tool big_list_items → ok\]\n\[JSON shaped to fit: .*ask for less, e\.g\. a narrower query\]\n\{/,
+    );
+    expect(view).not.toContain("handle");
+    expect(server.requests.map(offeredNames)).toEqual([["big_list_items"], ["big_list_items"]]);
+    expect(result.handles.size).toBe(0);
+  });
+});
+
 describe("same-tool collapse", () => {
   it("replaces earlier results of the same call by stubs pointing at the latest answered one", async () => {
     const same = (id: string) => ({ toolCalls: [{ id, name: "a_echo", arguments: { text: "same" } }] });
@@ -253,6 +272,25 @@ describe("compaction", () => {
       expectPaired(request);
       expect(requestTokens(request)).toBeLessThanOrEqual(window * 0.8);
     }
+  });
+
+  it("summarizes extractively when the summarizer model fails", async () => {
+    const summaries = await startScriptedOpenAIServer(() => ({
+      status: 400,
+      body: { error: { message: "no" } },
+    }));
+    opened.push(summaries);
+    const summarizer = new OpenAIChatModel({ baseURL: summaries.baseURL, model: MODEL, apiKey: "k" });
+    const { agent, server } = await setup(echoScript(30), {
+      maxSteps: 40,
+      context: { ...context, summarizer },
+    });
+    const result = await agent.run("Echo thirty things.");
+    expect(result.stopReason).toBe("answer");
+    expect(summaries.requests.length).toBeGreaterThan(0);
+    expect(String(server.requests.at(-1)!.messages[0]!.content)).toMatch(
+      /\n- called a_echo \{"text":"step \d+/,
+    );
   });
 
   it("runs a question after a 200-turn history within the window, and continues from the compacted history", async () => {
