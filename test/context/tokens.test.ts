@@ -4,6 +4,7 @@ import {
   DEFAULT_CONTEXT_WINDOW_TOKENS,
   DEFAULT_TOKEN_CALIBRATION_BOUNDS,
 } from "../../src/config/defaults.js";
+import { resolveConfig } from "../../src/config/index.js";
 import { budgetFor } from "../../src/context/budget.js";
 import { contextWindowFor, createTokenCounter, tokenCounterFor } from "../../src/context/tokens.js";
 import type { ChatMessage, ModelTool } from "../../src/models/model.js";
@@ -152,6 +153,15 @@ describe("token counting", () => {
 });
 
 describe("context windows", () => {
+  it("are read from model.contextWindow, a whole number above 0", () => {
+    const resolve = (contextWindow: unknown) =>
+      resolveConfig({ mcpServers: {}, model: { name: "m", contextWindow } }, { baseDir: "/cfg", env: {} });
+    expect(resolve(128_000).model).toEqual({ name: "m", contextWindow: 128_000 });
+    expect(() => resolve(0)).toThrow("model.contextWindow: expected a number above 0");
+    expect(() => resolve(1.5)).toThrow("model.contextWindow: expected a whole number");
+    expect(() => resolve("128k")).toThrow("model.contextWindow: expected a number");
+  });
+
   it("come from the config first, then from the model's name, then the default", () => {
     expect(contextWindowFor("gpt-4o", 16_000)).toBe(16_000);
     expect(contextWindowFor("gpt-4o-mini")).toBe(128_000);
