@@ -125,16 +125,13 @@ const SCENARIOS: Scenario[] = [
         title:
           "Context budget (issue 13): tool offers by catalog size, prompt-prefix stability, loop overhead, a 30-step run",
         policy: { min: 3, max: 7, budgetMs: 30 * SECOND },
-        // Each context mechanism switched off in turn; the first row has them all at their defaults.
+        // Each switchable context mechanism off in turn; the first row has them all at their defaults
+        // (compaction cannot be switched off: it keeps every request within the window; the scenario
+        // adds what the working record and the whole results would have cost).
         variants: [
           { label: "all mechanisms (defaults)", options: {} },
           { label: "without result handles", options: { context: { handles: false } } },
           { label: "without same-call collapse", options: { context: { collapseRepeats: false } } },
-          { label: "without compaction (compactAt 1)", options: { context: { compactAt: 1 } } },
-          {
-            label: "none of them (results still shaped)",
-            options: { context: { handles: false, collapseRepeats: false, compactAt: 1 } },
-          },
         ],
       }),
   },

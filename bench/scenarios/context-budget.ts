@@ -445,8 +445,8 @@ export async function contextBudget(
   };
 }
 
-/** The window of the 30-step run: small enough that 30 steps of large results must be managed. */
-const FLEET_WINDOW_TOKENS = 16_000;
+/** The window of the 30-step run: the default for models Switchyard does not know (qwen-class, 32k). */
+const FLEET_WINDOW_TOKENS = 32_768;
 /** Characters of each large result (a JSON report of ~6,000 tokens). */
 const LARGE_RESULT_CHARS = 24_000;
 
@@ -527,14 +527,31 @@ async function fleetRun(
   const yard = await exampleFleet(dir);
   const lines = [
     `  Scripted ${FLEET_STEPS}-step run over the example fleet + a reports server (results of ${fmt(LARGE_RESULT_CHARS)} characters), window ${fmt(FLEET_WINDOW_TOKENS)} tokens: tokens sent per request (messages + tools)`,
-    `  ${"variant".padEnd(44)} ${"total".padStart(9)} ${"mean/step".padStart(9)} ${"peak".padStart(8)} ${"peak/window".padStart(11)}  per step (every 5th)`,
+    `  ${"variant".padEnd(52)} ${"total".padStart(9)} ${"mean/step".padStart(9)} ${"peak".padStart(8)} ${"peak/window".padStart(11)}  per step (every 5th)`,
   ];
+  const report = (label: string, perStep: readonly number[]) => {
+    const total = perStep.reduce((s, v) => s + v, 0);
+    const peak = Math.max(...perStep);
+    lines.push(
+      `  ${label.padEnd(52)} ${fmt(total).padStart(9)} ${fmt(total / perStep.length).padStart(9)} ${fmt(peak).padStart(8)} ${pct(peak, FLEET_WINDOW_TOKENS).padStart(11)}  ${perStep
+        .filter((_, i) => i % 5 === 0 || i === perStep.length - 1)
+        .map(fmt)
+        .join(" ")}`,
+    );
+    rows.push({
+      id: `fleet-${label}`,
+      label: `30 steps, ${label} (total tokens)`,
+      median: total,
+      samples: perStep.length,
+      extra: `peak ${fmt(peak)} = ${pct(peak, FLEET_WINDOW_TOKENS)} of the window`,
+    });
+  };
   try {
-    for (const variant of variants) {
-      const script = (_request: unknown, index: number): ScriptedReply => {
-        if (index >= FLEET_STEPS - 1) return { content: "Here is the summary." };
-        const [name, args] = fleetCall(index);
-        return call(`call_${index}`, name, args);
+    for (const [index, variant] of variants.entries()) {
+      const script = (_request: unknown, step: number): ScriptedReply => {
+        if (step >= FLEET_STEPS - 1) return { content: "Here is the summary." };
+        const [name, args] = fleetCall(step);
+        return call(`call_${step}`, name, args);
       };
       const server = await startScriptedOpenAIServer(script);
       try {
@@ -555,22 +572,27 @@ async function fleetRun(
           throw new Error(
             `${variant.label}: ${result.steps} steps (${result.stopReason}: ${result.error ?? ""})`,
           );
-        const perStep = server.requests.map((request) => messageTokens(request) + toolTokens(request));
-        const total = perStep.reduce((s, v) => s + v, 0);
-        const peak = Math.max(...perStep);
-        lines.push(
-          `  ${variant.label.padEnd(44)} ${fmt(total).padStart(9)} ${fmt(total / perStep.length).padStart(9)} ${fmt(peak).padStart(8)} ${pct(peak, FLEET_WINDOW_TOKENS).padStart(11)}  ${perStep
-            .filter((_, i) => i % 5 === 0 || i === perStep.length - 1)
-            .map(fmt)
-            .join(" ")}`,
+        report(
+          variant.label,
+          server.requests.map((request) => messageTokens(request) + toolTokens(request)),
         );
-        rows.push({
-          id: `fleet-${variant.label}`,
-          label: `30 steps, ${variant.label} (total tokens)`,
-          median: total,
-          samples: perStep.length,
-          extra: `peak ${fmt(peak)} = ${pct(peak, FLEET_WINDOW_TOKENS)} of the window`,
-        });
+        // The first variant (every mechanism on) also gives what the same steps would send without
+        // collapse and compaction (its working record, every result as shaped) and without shaping too
+        // (every result whole, as the tool gave it).
+        if (index === 0) {
+          const whole = await wholeResults(yard, result.messages);
+          const record = (replace: boolean) =>
+            server.requests.map((request, step) => {
+              const upTo = nthAssistant(result.messages, step);
+              const sent = [
+                request.messages[0],
+                ...toWire(result.messages.slice(0, upTo), replace ? whole : undefined),
+              ];
+              return messageTokens({ ...request, messages: sent as never }) + toolTokens(request);
+            });
+          report("without collapse and compaction (the working record)", record(false));
+          report("without shaping, collapse, compaction (whole results)", record(true));
+        }
       } finally {
         await server.close();
       }
@@ -580,4 +602,65 @@ async function fleetRun(
     rmSync(dir, { recursive: true, force: true });
   }
   return lines;
+}
+
+/** Index of the `n`-th assistant message of a conversation (its length when there are fewer). */
+function nthAssistant(messages: readonly ChatMessage[], n: number): number {
+  let seen = 0;
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== "assistant") continue;
+    if (seen === n) return index;
+    seen += 1;
+  }
+  return messages.length;
+}
+
+/** Each tool message's whole result, by tool call id: the call made again, directly. */
+async function wholeResults(
+  yard: Switchyard,
+  messages: readonly ChatMessage[],
+): Promise<Map<string, string>> {
+  const whole = new Map<string, string>();
+  const byKey = new Map<string, string>();
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const toolCall of message.toolCalls ?? []) {
+      const key = `${toolCall.name} ${toolCall.arguments}`;
+      let text = byKey.get(key);
+      if (text === undefined) {
+        const answer = await yard.callTool(toolCall.name, JSON.parse(toolCall.arguments) as unknown);
+        text = `[tool ${toolCall.name} → ok]\n${answer.text}`;
+        byKey.set(key, text);
+      }
+      whole.set(toolCall.id, text);
+    }
+  }
+  return whole;
+}
+
+/** Messages in the wire form the token counting reads, tool results replaced when `whole` is given. */
+function toWire(messages: readonly ChatMessage[], whole?: ReadonlyMap<string, string>): unknown[] {
+  return messages.map((message) => {
+    if (message.role === "tool")
+      return {
+        role: "tool",
+        tool_call_id: message.toolCallId,
+        content: whole?.get(message.toolCallId) ?? message.content,
+      };
+    if (message.role === "assistant")
+      return {
+        role: "assistant",
+        content: message.content,
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((c) => ({
+                id: c.id,
+                type: "function",
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            }
+          : {}),
+      };
+    return { role: message.role, content: message.content };
+  });
 }
