@@ -65,7 +65,7 @@ export async function startScriptedOpenAIServer(
     if (request.stream) writeStream(res, request.model, reply);
     else {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(completion(request.model, reply)));
+      res.end(JSON.stringify(completion(request, reply)));
     }
   }
 
@@ -88,7 +88,24 @@ function wireToolCalls(reply: ScriptedAnswer) {
   }));
 }
 
-function completion(model: string, reply: ScriptedAnswer) {
+/** What a scripted answer reports it used: its own `usage`, else about a token per four characters. */
+function usageOf(
+  request: ReceivedRequest,
+  reply: ScriptedAnswer,
+  toolCalls: ReturnType<typeof wireToolCalls>,
+) {
+  const estimate = (chars: number) => Math.max(1, Math.ceil(chars / 4));
+  const prompt =
+    reply.usage?.promptTokens ??
+    estimate(JSON.stringify(request.messages ?? []).length + JSON.stringify(request.tools ?? []).length);
+  const completion =
+    reply.usage?.completionTokens ??
+    estimate((reply.content ?? "").length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+function completion(request: ReceivedRequest, reply: ScriptedAnswer) {
+  const model = request.model;
   const toolCalls = wireToolCalls(reply);
   return {
     id: "chatcmpl-scripted",
@@ -105,7 +122,7 @@ function completion(model: string, reply: ScriptedAnswer) {
         finish_reason: toolCalls.length ? "tool_calls" : "stop",
       },
     ],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    usage: usageOf(request, reply, toolCalls),
   };
 }
 

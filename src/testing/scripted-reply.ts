@@ -9,6 +9,11 @@ export interface ScriptedToolCall {
 export interface ScriptedAnswer {
   content?: string;
   toolCalls?: ScriptedToolCall[];
+  /**
+   * Tokens the answer reports (`usage`); default: an estimate as a real server would count them, about
+   * one token per four characters of the request's messages and tools (prompt) and of the answer.
+   */
+  usage?: { promptTokens: number; completionTokens: number };
 }
 
 /** An HTTP failure (scripted servers only). */

@@ -67,8 +67,9 @@ describe("an agent run's records and events", () => {
           { id: "sum", name: "a_add", arguments: { a: 1, b: 2 } },
           { id: "broken", name: "b_echo", arguments: '{"text": ' },
         ],
+        usage: { promptTokens: 10, completionTokens: 5 },
       },
-      { content: "3" },
+      { content: "3", usage: { promptTokens: 10, completionTokens: 5 } },
     ]);
     const result = await agent.run("Add 1 and 2.");
     expect(result.runId).toMatch(/^run_/);
