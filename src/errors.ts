@@ -51,7 +51,9 @@ export type ErrorCode =
   | "AUTH_REQUIRED"
   | "RESOURCE_NOT_FOUND"
   | "RESOURCE_AMBIGUOUS"
-  | "PROMPT_NOT_FOUND";
+  | "PROMPT_NOT_FOUND"
+  /** The store (run records, sessions, audit log) cannot be opened, read or written. */
+  | "STORE_ERROR";
 
 /**
  * What a failed call says about its request, decided once where the failure is caught (in `fleet/`):

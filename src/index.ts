@@ -71,6 +71,12 @@ export type {
   SamplingRequest,
 } from "./client-answers.js";
 export {
+  DEFAULT_AUDIT_FOLLOW_INTERVAL_MS,
+  DEFAULT_AUDIT_TAIL_ROWS,
+  DEFAULT_RECORDING,
+  DEFAULT_RUNS_LIMIT,
+} from "./config/defaults.js";
+export {
   type ConfigInput,
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CATALOG_CACHE_MAX_AGE_MS,
@@ -91,6 +97,7 @@ export {
   type SwitchyardConfig,
   type TransportKind,
 } from "./config/index.js";
+export type { StoreSection } from "./config/schema.js";
 export {
   type ActiveContext,
   type ActiveContextInput,
@@ -196,6 +203,24 @@ export {
 } from "./routing/router.js";
 export type { RankedTool, RankOptions, RoutingStrategy } from "./routing/strategy.js";
 export type { ToolDescriptor } from "./routing/tool-descriptor.js";
+export { type AuditProblem, type AuditVerification, verifyAudit } from "./store/audit-chain.js";
+export { defaultStorePath, openStore } from "./store/open.js";
+export { type RecorderOptions, StoreRecorder } from "./store/recorder.js";
+export type {
+  AuditHead,
+  AuditQuery,
+  RunSummary,
+  SessionHandle,
+  SessionState,
+  SessionSummary,
+  Store,
+  StoredAuditRecord,
+  StoredCall,
+  StoredRun,
+  StoredSession,
+  StoredStep,
+  StoreOptions,
+} from "./store/store.js";
 export {
   type CallToolOptions,
   type CatalogChange,
@@ -212,6 +237,7 @@ export {
   type SwitchyardOptions,
   type ToolInfo,
 } from "./switchyard.js";
+export { AUDIT_GENESIS_HASH, type AuditRow, auditHash, canonicalJson } from "./telemetry/audit.js";
 export {
   type CallRecord,
   newId,

@@ -20,6 +20,8 @@ import { Fleet } from "./fleet/fleet.js";
 import { matchesUriTemplate } from "./fleet/uri-templates.js";
 import type { ModelProvider } from "./models/model.js";
 import { resolveModel } from "./models/resolve.js";
+import { StoreRecorder } from "./store/recorder.js";
+import type { Store } from "./store/store.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { type Logger, silentLogger } from "./telemetry/logger.js";
 import type { WireSink } from "./telemetry/wire-trace.js";
@@ -58,6 +60,12 @@ export interface SwitchyardOptions {
   onSampling?: SamplingApproval;
   /** The model that answers sampling requests; default: the configured model, when there is one. */
   samplingModel?: ModelProvider;
+  /**
+   * Record every run, step and call into this store as it happens (`openStore(config)`), and keep the
+   * audit log there unless `audit` says otherwise. `close()` waits for the last writes; the store stays
+   * open (its owner closes it). Default: nothing is recorded.
+   */
+  store?: Store;
 }
 
 /** Options of `readResource` and `subscribeResource`. */
@@ -123,6 +131,7 @@ export class Switchyard implements AsyncDisposable {
   readonly #servers: Map<string, ManagedServer>;
   readonly #observers = new Observers();
   readonly #pipeline: CallPipeline;
+  #recorder: StoreRecorder | undefined;
   #closed = false;
 
   private constructor(
@@ -140,6 +149,13 @@ export class Switchyard implements AsyncDisposable {
       fleet.connections().map((connection) => [connection.name, new ManagedServer(connection)]),
     );
     if (options.observer) this.#observers.add(options.observer);
+    if (options.store) {
+      const logger = options.logger ?? silentLogger;
+      this.#recorder = new StoreRecorder(options.store, {
+        onError: (error) => logger.warn({ err: error }, `store: a record was not written: ${String(error)}`),
+      });
+      this.#observers.add(this.#recorder);
+    }
     this.#pipeline = new CallPipeline({
       catalog,
       server: (name) => this.#servers.get(name),
@@ -525,6 +541,7 @@ export class Switchyard implements AsyncDisposable {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#fleet.close();
+    await this.#recorder?.flush();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

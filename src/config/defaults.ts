@@ -385,3 +385,22 @@ export const DEFAULT_OAUTH_CALLBACK_PATH = "/callback";
 export const DEFAULT_OAUTH_PROBE_TIMEOUT_MS = 10_000;
 /** The JWS algorithm of `oauth.privateKey` when `oauth.signingAlgorithm` names none. */
 export const DEFAULT_OAUTH_SIGNING_ALGORITHM = "RS256";
+
+// --- The store (run records, sessions, the audit log) ------------------------------------------
+
+/** Whether the CLI records its runs, calls, sessions and audit log when the config has no `store` section. */
+export const DEFAULT_RECORDING = true;
+/** The embedded store's file name, in `$XDG_DATA_HOME/switchyard/` (else `~/.local/share/switchyard/`). */
+export const DEFAULT_STORE_FILE = "switchyard.db";
+/** How long a SQLite write waits for another process's write to finish before it fails. */
+export const DEFAULT_STORE_BUSY_TIMEOUT_MS = 5_000;
+/** Connections the PostgreSQL store keeps open at most. */
+export const DEFAULT_POSTGRES_CONNECTIONS = 4;
+/** Characters kept of each recorded text (a question, arguments, what the model said, an error). */
+export const DEFAULT_RECORD_TEXT_CHARS = 2_000;
+/** Runs (and sessions) `switchyard runs` lists. */
+export const DEFAULT_RUNS_LIMIT = 20;
+/** Audit rows `switchyard audit tail` prints before it follows. */
+export const DEFAULT_AUDIT_TAIL_ROWS = 20;
+/** How often `switchyard audit tail --follow` looks for new rows. */
+export const DEFAULT_AUDIT_FOLLOW_INTERVAL_MS = 500;

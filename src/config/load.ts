@@ -24,6 +24,7 @@ import {
   type OAuthConfig,
   type ServerConfig,
   type ServerEntry,
+  type StoreSection,
   type SwitchyardConfig,
   serverEntrySchema,
 } from "./schema.js";
@@ -85,8 +86,18 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.model) config.model = top.model;
   if (top.agent) config.agent = top.agent;
   if (top.routing) config.routing = top.routing;
+  if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);
   config.roots = (top.roots ?? DEFAULT_ROOTS).map((folder) => path.resolve(baseDir, folder));
   return config;
+}
+
+/** The `store` section: one of `path` and `url`, the path made absolute. */
+function resolveStore(store: StoreSection, baseDir: string): StoreSection {
+  if (store === false) return false;
+  if (store.path !== undefined && store.url !== undefined)
+    throw invalid("store", 'expected either "path" (SQLite) or "url" (PostgreSQL), not both');
+  if (store.path !== undefined) return { path: path.resolve(baseDir, store.path) };
+  return store.url !== undefined ? { url: store.url } : {};
 }
 
 /**

@@ -239,6 +239,35 @@ export const routingSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * Where run records, sessions and the audit log are kept: `{ path }` a SQLite file, `{ url }` a
+ * PostgreSQL database (`postgres://…`); `false`: the CLI records nothing.
+ */
+export const storeSchema = z.union(
+  [
+    z.literal(false),
+    z.strictObject({
+      path: z
+        .string({ error: "expected the SQLite file's path" })
+        .min(1, "expected a non-empty path")
+        .optional(),
+      url: z
+        .string({ error: 'expected a PostgreSQL URL, such as "postgres://user@host/db"' })
+        .refine((url) => /^postgres(ql)?:\/\//i.test(url) && URL.canParse(url), {
+          error: 'expected a PostgreSQL URL, such as "postgres://user@host/db"',
+        })
+        .optional(),
+    }),
+  ],
+  {
+    error:
+      'expected { "path": file } (SQLite), { "url": "postgres://…" } (PostgreSQL) or false (record nothing)',
+  },
+);
+
+/** A resolved `store` section: a path made absolute, or a URL; `false` turns recording off. */
+export type StoreSection = { path?: string | undefined; url?: string | undefined } | false;
+
 /** The top level of a config file, before server entries are checked one by one. */
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
@@ -259,6 +288,7 @@ export const configFileSchema = z.object({
   model: modelSchema.optional(),
   agent: agentSchema.optional(),
   routing: routingSchema.optional(),
+  store: storeSchema.optional(),
   roots: z
     .array(z.string().min(1, "expected a non-empty folder path"), {
       error: 'expected a list of folders, such as ["./data"]',
@@ -329,6 +359,8 @@ export interface SwitchyardConfig {
   model?: z.infer<typeof modelSchema>;
   agent?: z.infer<typeof agentSchema>;
   routing?: z.infer<typeof routingSchema>;
+  /** Where runs, sessions and the audit log are kept (a `path` is absolute); absent: the default file. */
+  store?: StoreSection;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
   /** Absolute folders offered to servers as roots (`roots/list`); absent: `baseDir` alone. */

@@ -1,6 +1,7 @@
 // Who a run is for, and what the audit log keeps of each decision and call: the records that policy
 // (calls/), the recorder and the stores (store/) share. Types only, and the one canonical form a row
 // is hashed in.
+import { createHash } from "node:crypto";
 
 /** Who a run, a call or a gateway request is for. */
 export interface Identity {
@@ -52,8 +53,32 @@ export interface AuditRow extends AuditEntry {
 
 /** Where audit entries go; the store numbers and chains them. */
 export interface AuditSink {
-  append(entry: AuditEntry): void | Promise<void>;
+  /** A store resolves with the row it appended ({@link AuditRow}). */
+  append(entry: AuditEntry): void | Promise<void> | Promise<AuditRow>;
 }
 
 /** The hash a chain starts from. */
 export const AUDIT_GENESIS_HASH = "0".repeat(64);
+
+/**
+ * The one text a value is hashed as: JSON with every object's keys sorted (by UTF-16 code units), no
+ * spaces, `undefined` members left out (as `JSON.stringify` does). Equal values give equal text.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) => {
+    if (typeof member !== "object" || member === null || Array.isArray(member)) return member;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(member).sort()) sorted[key] = (member as Record<string, unknown>)[key];
+    return sorted;
+  });
+}
+
+/** An audit row's `hash`: SHA-256 (hex) of `prevHash` followed by the canonical JSON of the entry with its `seq`. */
+export function auditHash(prevHash: string, entryWithSeq: AuditEntry & { seq: number }): string {
+  return auditTextHash(prevHash, canonicalJson(entryWithSeq));
+}
+
+/** {@link auditHash} of an entry already in its canonical text (as stores keep it). */
+export function auditTextHash(prevHash: string, canonicalText: string): string {
+  return createHash("sha256").update(prevHash).update(canonicalText).digest("hex");
+}

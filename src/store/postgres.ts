@@ -1,0 +1,219 @@
+// The PostgreSQL store (`store: { url: "postgres://…" }`), for deployments that outgrow one machine:
+// the gateway's replicas share it. The `pg` driver is loaded only when this store is opened.
+import type * as Pg from "pg";
+import { DEFAULT_POSTGRES_CONNECTIONS, DEFAULT_RUNS_LIMIT } from "../config/defaults.js";
+import { SwitchyardError } from "../errors.js";
+import { lazyRequire } from "../lazy-require.js";
+import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
+import type { SwitchyardEvent } from "../telemetry/events.js";
+import { chainEntry } from "./audit-chain.js";
+import {
+  auditRecordOf,
+  auditRowOf,
+  eventWrites,
+  MIGRATIONS,
+  type Row,
+  runSummaryOf,
+  SCHEMA_VERSION,
+  SQL,
+  type StatementName,
+  sessionSummaryOf,
+  sessionWrites,
+  storedRunOf,
+  storedSessionOf,
+  type TextPolicy,
+  VERSION_TABLE,
+  type Write,
+} from "./sql.js";
+import type {
+  AuditHead,
+  AuditQuery,
+  RunSummary,
+  SessionState,
+  SessionSummary,
+  Store,
+  StoredAuditRecord,
+  StoredRun,
+  StoredSession,
+} from "./store.js";
+
+const loadPg = lazyRequire<typeof Pg>("pg");
+
+/** The advisory lock key that serializes migrations among clients (any constant of our own). */
+const MIGRATION_LOCK = 7_326_114;
+
+export class PostgresStore implements Store {
+  readonly kind = "postgres";
+  readonly location: string;
+  readonly #pool: Pg.Pool;
+  readonly #policy: TextPolicy;
+  #closed: Promise<void> | undefined;
+
+  private constructor(location: string, pool: Pg.Pool, policy: TextPolicy) {
+    this.location = location;
+    this.#pool = pool;
+    this.#policy = policy;
+  }
+
+  /**
+   * Connect (a pool of connections) and bring the schema up to date.
+   * @throws SwitchyardError `STORE_ERROR` naming the server (not its password) and what to do.
+   */
+  static async open(url: string, policy: TextPolicy): Promise<PostgresStore> {
+    const location = withoutPassword(url);
+    const { Pool } = loadPg();
+    const pool = new Pool({ connectionString: url, max: DEFAULT_POSTGRES_CONNECTIONS });
+    // An idle connection that fails (the server restarted) must not crash the process.
+    pool.on("error", () => {});
+    const store = new PostgresStore(location, pool, policy);
+    try {
+      await store.#transaction(async (client) => {
+        await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (version INTEGER NOT NULL)`);
+        const { rows } = await client.query(`SELECT max(version) AS version FROM ${VERSION_TABLE}`);
+        const version = Number(rows[0]?.version ?? 0);
+        if (version > SCHEMA_VERSION) {
+          throw new SwitchyardError(
+            "STORE_ERROR",
+            `the store ${location} has schema version ${version}, newer than this Switchyard knows (${SCHEMA_VERSION}): upgrade switchyard`,
+          );
+        }
+        for (const statements of MIGRATIONS.slice(version))
+          for (const statement of statements) await client.query(statement);
+        if (version < SCHEMA_VERSION) {
+          await client.query(`DELETE FROM ${VERSION_TABLE}`);
+          await client.query(`INSERT INTO ${VERSION_TABLE} (version) VALUES ($1)`, [SCHEMA_VERSION]);
+        }
+      });
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
+    }
+    return store;
+  }
+
+  /** One transaction on one connection of the pool; driver errors become `STORE_ERROR`. */
+  async #transaction<T>(work: (client: Pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: Pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#failure("cannot connect to", error);
+    }
+    try {
+      await client.query("BEGIN");
+      const result = await work(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error instanceof SwitchyardError ? error : this.#failure("cannot write to", error);
+    } finally {
+      client.release();
+    }
+  }
+
+  async #query(name: StatementName, values: readonly unknown[], client?: Pg.PoolClient): Promise<Row[]> {
+    try {
+      const result = await (client ?? this.#pool).query({ name, text: SQL[name], values: [...values] });
+      return result.rows as Row[];
+    } catch (error) {
+      throw this.#failure("cannot read from", error);
+    }
+  }
+
+  #failure(what: string, error: unknown): SwitchyardError {
+    const reason = (error as Error).message || (error as NodeJS.ErrnoException).code || String(error);
+    return new SwitchyardError(
+      "STORE_ERROR",
+      `${what} the store ${this.location}: ${reason}; check that PostgreSQL runs there and the URL (store.url) is right`,
+      { cause: error },
+    );
+  }
+
+  async #writeAll(writes: readonly Write[]): Promise<void> {
+    await this.#transaction(async (client) => {
+      for (const [name, values] of writes) await client.query({ name, text: SQL[name], values: [...values] });
+    });
+  }
+
+  async record(events: readonly SwitchyardEvent[]): Promise<void> {
+    const now = new Date().toISOString();
+    const writes = events.flatMap((event) => eventWrites(event, this.#policy, now));
+    if (writes.length) await this.#writeAll(writes);
+  }
+
+  async runs(options: { limit?: number } = {}): Promise<RunSummary[]> {
+    return (await this.#query("runs", [options.limit ?? DEFAULT_RUNS_LIMIT])).map(runSummaryOf);
+  }
+
+  async run(id: string): Promise<StoredRun | undefined> {
+    const [run] = await this.#query("run", [id]);
+    if (!run) return undefined;
+    const [steps, calls] = await Promise.all([this.#query("steps", [id]), this.#query("calls", [id])]);
+    return storedRunOf(run, steps, calls);
+  }
+
+  async saveSession(id: string, state: SessionState, runId?: string): Promise<void> {
+    await this.#writeAll(sessionWrites(id, state, runId, new Date().toISOString()));
+  }
+
+  async session(id: string): Promise<StoredSession | undefined> {
+    const [row] = await this.#query("session", [id]);
+    return row ? storedSessionOf(row) : undefined;
+  }
+
+  async sessions(options: { limit?: number } = {}): Promise<SessionSummary[]> {
+    return (await this.#query("sessions", [options.limit ?? DEFAULT_RUNS_LIMIT])).map(sessionSummaryOf);
+  }
+
+  async append(entry: AuditEntry): Promise<AuditRow> {
+    const record = await this.#transaction(async (client) => {
+      // The head row, locked until commit: appenders on every connection and replica wait their turn.
+      const { rows } = await client.query(`${SQL.auditHead} FOR UPDATE`);
+      const head = { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
+      const next = chainEntry(head, entry);
+      await this.#query(
+        "auditInsert",
+        [next.seq, next.time, next.kind, next.runId, next.entry, next.prevHash, next.hash],
+        client,
+      );
+      await this.#query("auditSetHead", [next.seq, next.hash], client);
+      return next;
+    });
+    return auditRowOf(record);
+  }
+
+  async audit(query: AuditQuery = {}): Promise<AuditRow[]> {
+    return (await this.auditRecords(query)).map(auditRowOf);
+  }
+
+  async auditRecords(query: AuditQuery = {}): Promise<StoredAuditRecord[]> {
+    const rows =
+      query.last !== undefined
+        ? await this.#query("auditLast", [query.last])
+        : await this.#query("auditAfter", [query.afterSeq ?? 0, query.limit ?? null]);
+    return rows.map(auditRecordOf);
+  }
+
+  async auditHead(): Promise<AuditHead> {
+    const [row] = await this.#query("auditHead", []);
+    return { seq: Number(row!.seq), hash: String(row!.hash) };
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#pool.end();
+    return this.#closed;
+  }
+}
+
+/** The URL as it may be shown: its password replaced. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "postgres://…";
+  }
+}

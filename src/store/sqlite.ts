@@ -1,0 +1,219 @@
+// The embedded store: one SQLite file (better-sqlite3, WAL). Every write is one transaction, committed
+// before the call returns, so a process killed at any point keeps everything written before it.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { DEFAULT_RUNS_LIMIT, DEFAULT_STORE_BUSY_TIMEOUT_MS } from "../config/defaults.js";
+import { SwitchyardError } from "../errors.js";
+import { lazyRequire } from "../lazy-require.js";
+import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
+import type { SwitchyardEvent } from "../telemetry/events.js";
+import { chainEntry } from "./audit-chain.js";
+import {
+  auditRecordOf,
+  auditRowOf,
+  eventWrites,
+  MIGRATIONS,
+  type Row,
+  runSummaryOf,
+  SCHEMA_VERSION,
+  SQL,
+  type StatementName,
+  sessionSummaryOf,
+  sessionWrites,
+  storedRunOf,
+  storedSessionOf,
+  type TextPolicy,
+  VERSION_TABLE,
+  type Write,
+} from "./sql.js";
+import type {
+  AuditHead,
+  AuditQuery,
+  RunSummary,
+  SessionState,
+  SessionSummary,
+  Store,
+  StoredAuditRecord,
+  StoredRun,
+  StoredSession,
+} from "./store.js";
+
+const loadSqlite = lazyRequire<typeof BetterSqlite3>("better-sqlite3");
+
+export class SqliteStore implements Store {
+  readonly kind = "sqlite";
+  readonly location: string;
+  readonly #db: BetterSqlite3.Database;
+  readonly #statements = new Map<StatementName, BetterSqlite3.Statement>();
+  readonly #policy: TextPolicy;
+  readonly #writeAll: BetterSqlite3.Transaction<(writes: readonly Write[]) => void>;
+  readonly #appendOne: BetterSqlite3.Transaction<(entry: AuditEntry) => StoredAuditRecord>;
+
+  private constructor(file: string, db: BetterSqlite3.Database, policy: TextPolicy) {
+    this.location = file;
+    this.#db = db;
+    this.#policy = policy;
+    this.#writeAll = db.transaction((writes: readonly Write[]) => {
+      for (const [name, values] of writes) this.#statement(name).run(...values);
+    });
+    this.#appendOne = db.transaction((entry: AuditEntry) => {
+      const record = chainEntry(this.#head(), entry);
+      this.#statement("auditInsert").run(
+        record.seq,
+        record.time,
+        record.kind,
+        record.runId,
+        record.entry,
+        record.prevHash,
+        record.hash,
+      );
+      this.#statement("auditSetHead").run(record.seq, record.hash);
+      return record;
+    });
+  }
+
+  /**
+   * Open (creating it and its folder when missing) the database file, and bring its schema up to date.
+   * @throws SwitchyardError `STORE_ERROR` naming the file and what to do.
+   */
+  static open(file: string, policy: TextPolicy): SqliteStore {
+    let Database: typeof BetterSqlite3;
+    try {
+      Database = loadSqlite();
+    } catch (error) {
+      throw new SwitchyardError(
+        "STORE_ERROR",
+        'the SQLite store needs the better-sqlite3 package (an optional dependency that is not installed): npm install better-sqlite3@12, or set store: { url: "postgres://…" }, or store: false to record nothing',
+        { cause: error },
+      );
+    }
+    let db: BetterSqlite3.Database | undefined;
+    try {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      db = new Database(file);
+      db.pragma(`busy_timeout = ${DEFAULT_STORE_BUSY_TIMEOUT_MS}`);
+      db.pragma("journal_mode = WAL");
+      // WAL with NORMAL: a commit survives the process being killed (not a power loss of the machine).
+      db.pragma("synchronous = NORMAL");
+      migrate(db, file);
+      return new SqliteStore(file, db, policy);
+    } catch (error) {
+      db?.close();
+      if (error instanceof SwitchyardError) throw error;
+      throw new SwitchyardError(
+        "STORE_ERROR",
+        `cannot open the store ${file}: ${(error as Error).message}; give another file (store: { path }) or store: false`,
+        { cause: error },
+      );
+    }
+  }
+
+  #statement(name: StatementName): BetterSqlite3.Statement {
+    let statement = this.#statements.get(name);
+    if (!statement) {
+      statement = this.#db.prepare(SQL[name].replace(/\$\d+/g, "?"));
+      this.#statements.set(name, statement);
+    }
+    return statement;
+  }
+
+  #head(): AuditHead {
+    const row = this.#statement("auditHead").get() as Row;
+    return { seq: Number(row.seq), hash: String(row.hash) };
+  }
+
+  #all(name: StatementName, ...values: unknown[]): Row[] {
+    return this.#statement(name).all(...values) as Row[];
+  }
+
+  async record(events: readonly SwitchyardEvent[]): Promise<void> {
+    const now = new Date().toISOString();
+    const writes = events.flatMap((event) => eventWrites(event, this.#policy, now));
+    if (writes.length) this.#guard(() => this.#writeAll.immediate(writes));
+  }
+
+  async runs(options: { limit?: number } = {}): Promise<RunSummary[]> {
+    return this.#all("runs", options.limit ?? DEFAULT_RUNS_LIMIT).map(runSummaryOf);
+  }
+
+  async run(id: string): Promise<StoredRun | undefined> {
+    const [run] = this.#all("run", id);
+    return run ? storedRunOf(run, this.#all("steps", id), this.#all("calls", id)) : undefined;
+  }
+
+  async saveSession(id: string, state: SessionState, runId?: string): Promise<void> {
+    const writes = sessionWrites(id, state, runId, new Date().toISOString());
+    this.#guard(() => this.#writeAll.immediate(writes));
+  }
+
+  async session(id: string): Promise<StoredSession | undefined> {
+    const [row] = this.#all("session", id);
+    return row ? storedSessionOf(row) : undefined;
+  }
+
+  async sessions(options: { limit?: number } = {}): Promise<SessionSummary[]> {
+    return this.#all("sessions", options.limit ?? DEFAULT_RUNS_LIMIT).map(sessionSummaryOf);
+  }
+
+  async append(entry: AuditEntry): Promise<AuditRow> {
+    // BEGIN IMMEDIATE: the write lock is taken before the head is read, so two processes never chain
+    // onto the same row.
+    return auditRowOf(this.#guard(() => this.#appendOne.immediate(entry)));
+  }
+
+  async audit(query: AuditQuery = {}): Promise<AuditRow[]> {
+    return (await this.auditRecords(query)).map(auditRowOf);
+  }
+
+  async auditRecords(query: AuditQuery = {}): Promise<StoredAuditRecord[]> {
+    const rows =
+      query.last !== undefined
+        ? this.#all("auditLast", query.last)
+        : this.#all("auditAfter", query.afterSeq ?? 0, query.limit ?? -1);
+    return rows.map(auditRecordOf);
+  }
+
+  async auditHead(): Promise<AuditHead> {
+    return this.#head();
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+
+  /** A write, its driver errors turned into `STORE_ERROR` naming the file. */
+  #guard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      if (error instanceof SwitchyardError) throw error;
+      throw new SwitchyardError(
+        "STORE_ERROR",
+        `cannot write to the store ${this.location}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** Run the migrations this file lacks, in one immediate transaction (two processes may open it at once). */
+function migrate(db: BetterSqlite3.Database, file: string): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (version INTEGER NOT NULL)`);
+  db.transaction(() => {
+    const row = db.prepare(`SELECT max(version) AS version FROM ${VERSION_TABLE}`).get() as Row;
+    const version = Number(row.version ?? 0);
+    if (version > SCHEMA_VERSION) {
+      throw new SwitchyardError(
+        "STORE_ERROR",
+        `the store ${file} has schema version ${version}, newer than this Switchyard knows (${SCHEMA_VERSION}): upgrade switchyard, or give another file (store: { path })`,
+      );
+    }
+    for (const statements of MIGRATIONS.slice(version))
+      for (const statement of statements) db.exec(statement);
+    if (version < SCHEMA_VERSION) {
+      db.exec(`DELETE FROM ${VERSION_TABLE}`);
+      db.prepare(`INSERT INTO ${VERSION_TABLE} (version) VALUES (?)`).run(SCHEMA_VERSION);
+    }
+  }).immediate();
+}

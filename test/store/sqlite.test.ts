@@ -1,0 +1,63 @@
+// The shared store suite against the embedded store: a SQLite file in a temp folder.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { defaultStorePath, openStore } from "../../src/index.js";
+import { storeSuite } from "./store-suite.js";
+
+async function fresh() {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "switchyard-store-")), "nested", "switchyard.db");
+  const store = await openStore({ path: file });
+  return {
+    store,
+    target: file,
+    exec: async (sql: string) => {
+      const db = new Database(file);
+      try {
+        db.exec(sql);
+      } finally {
+        db.close();
+      }
+    },
+    reopen: () => openStore({ path: file }),
+  };
+}
+
+storeSuite("sqlite", fresh);
+
+describe("sqlite store", () => {
+  it("is one WAL file with its schema version recorded", async () => {
+    const { store, target } = await fresh();
+    await store.close();
+    const db = new Database(target, { readonly: true });
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.prepare("SELECT version FROM switchyard_schema").all()).toEqual([{ version: 1 }]);
+    db.close();
+  });
+
+  it("refuses a file whose schema is newer than this code, saying what to do", async () => {
+    const { store, target, exec } = await fresh();
+    await store.close();
+    await exec("UPDATE switchyard_schema SET version = 99");
+    await expect(openStore({ path: target })).rejects.toThrow(
+      /has schema version 99, newer than this Switchyard knows \(1\): upgrade switchyard/,
+    );
+  });
+
+  it("says which file it cannot open", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-store-"));
+    await expect(openStore({ path: dir })).rejects.toMatchObject({
+      code: "STORE_ERROR",
+      message: expect.stringContaining(`cannot open the store ${dir}`),
+    });
+  });
+
+  it("lives under $XDG_DATA_HOME, else ~/.local/share", () => {
+    expect(defaultStorePath({ XDG_DATA_HOME: "/data" })).toBe("/data/switchyard/switchyard.db");
+    expect(defaultStorePath({ XDG_DATA_HOME: "relative" })).toMatch(
+      /\.local\/share\/switchyard\/switchyard\.db$/,
+    );
+  });
+});
