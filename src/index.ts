@@ -74,7 +74,7 @@ export {
   DEFAULT_AUDIT_FOLLOW_INTERVAL_MS,
   DEFAULT_AUDIT_TAIL_ROWS,
   DEFAULT_RECORDING,
-  DEFAULT_RUNS_LIMIT,
+  DEFAULT_RUNS_LISTED,
 } from "./config/defaults.js";
 export {
   type ConfigInput,

@@ -399,7 +399,7 @@ export const DEFAULT_POSTGRES_CONNECTIONS = 4;
 /** Characters kept of each recorded text (a question, arguments, what the model said, an error). */
 export const DEFAULT_RECORD_TEXT_CHARS = 2_000;
 /** Runs (and sessions) `switchyard runs` lists. */
-export const DEFAULT_RUNS_LIMIT = 20;
+export const DEFAULT_RUNS_LISTED = 20;
 /** Audit rows `switchyard audit tail` prints before it follows. */
 export const DEFAULT_AUDIT_TAIL_ROWS = 20;
 /** How often `switchyard audit tail --follow` looks for new rows. */

@@ -1,7 +1,7 @@
 // The PostgreSQL store (`store: { url: "postgres://…" }`), for deployments that outgrow one machine:
 // the gateway's replicas share it. The `pg` driver is loaded only when this store is opened.
 import type * as Pg from "pg";
-import { DEFAULT_POSTGRES_CONNECTIONS, DEFAULT_RUNS_LIMIT } from "../config/defaults.js";
+import { DEFAULT_POSTGRES_CONNECTIONS, DEFAULT_RUNS_LISTED } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
@@ -144,7 +144,7 @@ export class PostgresStore implements Store {
   }
 
   async runs(options: { limit?: number } = {}): Promise<RunSummary[]> {
-    return (await this.#query("runs", [options.limit ?? DEFAULT_RUNS_LIMIT])).map(runSummaryOf);
+    return (await this.#query("runs", [options.limit ?? DEFAULT_RUNS_LISTED])).map(runSummaryOf);
   }
 
   async run(id: string): Promise<StoredRun | undefined> {
@@ -164,7 +164,7 @@ export class PostgresStore implements Store {
   }
 
   async sessions(options: { limit?: number } = {}): Promise<SessionSummary[]> {
-    return (await this.#query("sessions", [options.limit ?? DEFAULT_RUNS_LIMIT])).map(sessionSummaryOf);
+    return (await this.#query("sessions", [options.limit ?? DEFAULT_RUNS_LISTED])).map(sessionSummaryOf);
   }
 
   async append(entry: AuditEntry): Promise<AuditRow> {

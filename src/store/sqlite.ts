@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { DEFAULT_RUNS_LIMIT, DEFAULT_STORE_BUSY_TIMEOUT_MS } from "../config/defaults.js";
+import { DEFAULT_RUNS_LISTED, DEFAULT_STORE_BUSY_TIMEOUT_MS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
@@ -134,7 +134,7 @@ export class SqliteStore implements Store {
   }
 
   async runs(options: { limit?: number } = {}): Promise<RunSummary[]> {
-    return this.#all("runs", options.limit ?? DEFAULT_RUNS_LIMIT).map(runSummaryOf);
+    return this.#all("runs", options.limit ?? DEFAULT_RUNS_LISTED).map(runSummaryOf);
   }
 
   async run(id: string): Promise<StoredRun | undefined> {
@@ -153,7 +153,7 @@ export class SqliteStore implements Store {
   }
 
   async sessions(options: { limit?: number } = {}): Promise<SessionSummary[]> {
-    return this.#all("sessions", options.limit ?? DEFAULT_RUNS_LIMIT).map(sessionSummaryOf);
+    return this.#all("sessions", options.limit ?? DEFAULT_RUNS_LISTED).map(sessionSummaryOf);
   }
 
   async append(entry: AuditEntry): Promise<AuditRow> {

@@ -150,7 +150,7 @@ export interface Store extends AuditSink {
 
   /** Record events of runs and calls, in order, in one transaction (the recorder batches them). */
   record(events: readonly SwitchyardEvent[]): Promise<void>;
-  /** The latest runs, newest first; `limit` default {@link DEFAULT_RUNS_LIMIT}. */
+  /** The latest runs, newest first; `limit` default {@link DEFAULT_RUNS_LISTED}. */
   runs(options?: { limit?: number }): Promise<RunSummary[]>;
   /** One run in full, or undefined when no run has that id. */
   run(id: string): Promise<StoredRun | undefined>;
