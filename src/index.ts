@@ -59,7 +59,25 @@ export {
   ToolSearch,
   type ToolSearchOptions,
 } from "./agent/tool-search.js";
+export type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "./calls/approval.js";
 export { normalizeResult, type ToolResult } from "./calls/normalize.js";
+export {
+  ANNOTATION_TAGS,
+  type ArgumentConstraint,
+  compilePolicy,
+  DEFAULT_POLICY_EFFECT,
+  DEFAULT_POLICY_MODE,
+  type Decision,
+  isUnder,
+  osIdentity,
+  type PolicyEffect,
+  PolicyEngine,
+  type PolicyMode,
+  type PolicyOptions,
+  type PolicyRequest,
+  type PolicyRule,
+  type PolicyTool,
+} from "./calls/policy.js";
 export { type JsonSchema, type ValidationResult, validateArguments } from "./calls/validate.js";
 export type { CatalogEntry } from "./catalog/catalog.js";
 export { baseToolName, namespaceLabel, TOOL_NAME_PATTERN, toolNamePrefix } from "./catalog/naming.js";
@@ -236,7 +254,9 @@ export {
   Switchyard,
   type SwitchyardOptions,
   type ToolInfo,
+  type ToolsOptions,
 } from "./switchyard.js";
+export type { AuditEntry, AuditKind, AuditSink, Identity } from "./telemetry/audit.js";
 export { AUDIT_GENESIS_HASH, type AuditRow, auditHash, canonicalJson } from "./telemetry/audit.js";
 export {
   type CallRecord,

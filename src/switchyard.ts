@@ -1,6 +1,8 @@
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
+import { type ApprovalHandler, policyStep } from "./calls/approval.js";
 import type { ToolResult } from "./calls/normalize.js";
 import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
+import { compilePolicy, osIdentity, type PolicyEngine, type PolicyOptions } from "./calls/policy.js";
 import { ManagedServer, type ServerInfo } from "./calls/server.js";
 import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
 import { baseToolName } from "./catalog/naming.js";
@@ -12,6 +14,7 @@ import {
   type ResourceTemplateEntry,
 } from "./catalog/resources.js";
 import { clientAnswers, type ElicitationHandler, type SamplingApproval } from "./client-answers.js";
+import { DEFAULT_CALL_TIMEOUT_MS } from "./config/defaults.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { closestNames, isSwitchyardError, SwitchyardError } from "./errors.js";
@@ -22,6 +25,7 @@ import type { ModelProvider } from "./models/model.js";
 import { resolveModel } from "./models/resolve.js";
 import { StoreRecorder } from "./store/recorder.js";
 import type { Store } from "./store/store.js";
+import type { AuditSink, Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { type Logger, silentLogger } from "./telemetry/logger.js";
 import type { WireSink } from "./telemetry/wire-trace.js";
@@ -66,6 +70,25 @@ export interface SwitchyardOptions {
    * open (its owner closes it). Default: nothing is recorded.
    */
   store?: Store;
+  /**
+   * Who calls and listings are for when they do not say (`callTool(…, { identity })`, `tools({ identity })`);
+   * default: the config's `identity`, else the OS user with no roles.
+   */
+  identity?: Identity;
+  /**
+   * Policy rules in code, checked before the config's `policy.rules` (and a `decide` hook before both).
+   * With neither this nor a config `policy` section, every call is allowed.
+   */
+  policy?: PolicyOptions;
+  /**
+   * Decides calls whose policy decision is `approve`, within the call's deadline (past it: `TIMEOUT`).
+   * Without it such calls fail with `POLICY_DENIED` (approval required, no one to give it).
+   */
+  onApproval?: ApprovalHandler;
+  /** Receives an audit entry for every policy decision, approval and call let through. */
+  audit?: AuditSink;
+  /** Applied to the arguments before they go to the audit log; default: none (the identity function). */
+  redact?: (value: unknown) => unknown;
 }
 
 /** Options of `readResource` and `subscribeResource`. */
@@ -97,6 +120,12 @@ export interface PromptResult {
 export interface ResourceUpdate {
   server: string;
   uri: string;
+}
+
+/** Options of {@link Switchyard.tools}. */
+export interface ToolsOptions {
+  /** List what this identity may call; default: the Switchyard's identity. */
+  identity?: Identity;
 }
 
 /** A tool as `tools()` lists it. */
@@ -132,6 +161,10 @@ export class Switchyard implements AsyncDisposable {
   readonly #observers = new Observers();
   readonly #pipeline: CallPipeline;
   #recorder: StoreRecorder | undefined;
+  /** The one engine that decides both what `tools()` lists and what `callTool` admits; none: all allowed. */
+  readonly policy: PolicyEngine | undefined;
+  /** Who calls and listings are for when they do not say. */
+  readonly identity: Identity;
   #closed = false;
 
   private constructor(
@@ -165,6 +198,25 @@ export class Switchyard implements AsyncDisposable {
       downServerFor: (name) => this.#downServerFor(name),
       scopeCalls: options.wireTrace !== undefined,
     });
+    this.policy = compilePolicy(config.policy, {
+      servers: config.servers,
+      ...(options.policy ? { code: options.policy } : {}),
+    });
+    this.identity = options.identity ?? identityOf(config.identity) ?? osIdentity();
+    if (this.policy || options.audit) {
+      const timeouts = new Map(config.servers.map((server) => [server.name, server.timeoutMs]));
+      this.#pipeline.use(
+        policyStep({
+          policy: this.policy,
+          identity: this.identity,
+          logger: options.logger ?? silentLogger,
+          timeoutFor: (server) => timeouts.get(server) ?? DEFAULT_CALL_TIMEOUT_MS,
+          ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+          ...(options.audit ? { audit: options.audit } : {}),
+          ...(options.redact ? { redact: options.redact } : {}),
+        }),
+      );
+    }
     for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
   }
 
@@ -251,9 +303,17 @@ export class Switchyard implements AsyncDisposable {
     return [...this.#servers.values()].map((server) => server.info());
   }
 
-  /** Every tool of every server that can take calls (ready, or restarting), under its catalog name. */
-  tools(): ToolInfo[] {
-    return this.#catalog.entries().map(({ name, server, tool, description, inputSchema, unsupported }) => ({
+  /**
+   * Every tool of every server that can take calls (ready, or restarting), under its catalog name, that
+   * the identity may call: the policy that admits calls decides it (a tool whose admission depends on
+   * the arguments is listed).
+   */
+  tools(options: ToolsOptions = {}): ToolInfo[] {
+    const policy = this.policy;
+    const identity = options.identity ?? this.identity;
+    const entries = this.#catalog.entries();
+    const listed = policy ? entries.filter((entry) => policy.lists(identity, entry)) : entries;
+    return listed.map(({ name, server, tool, description, inputSchema, unsupported }) => ({
       name,
       server,
       tool,
@@ -616,6 +676,16 @@ function promptArguments(entry: PromptEntry, args: unknown): Record<string, stri
     );
   }
   return strings;
+}
+
+/** The config's `identity` section as an identity. */
+function identityOf(section: SwitchyardConfig["identity"]): Identity | undefined {
+  if (!section) return undefined;
+  return {
+    user: section.user,
+    roles: section.roles ?? [],
+    ...(section.attributes ? { attributes: section.attributes } : {}),
+  };
 }
 
 function isResolved(config: unknown): config is SwitchyardConfig {

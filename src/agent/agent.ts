@@ -16,6 +16,7 @@ import { contextWindowFor, tokenCounterFor } from "../context/tokens.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
 import { toModelParameters } from "../models/tool-schema.js";
+import type { Identity } from "../telemetry/audit.js";
 import { recordedError } from "../telemetry/events.js";
 import {
   type AgentEvent,
@@ -65,8 +66,12 @@ const NOT_MADE_ON_LAST_STEP =
 
 /** What the agent needs of a Switchyard: the tools to offer, a way to call them, and where to report. */
 export interface AgentHost extends ToolHost {
-  /** The catalog; a tool with `unsupported` set (it needs what the client cannot do) is never offered. */
-  tools(): Array<{
+  /**
+   * The catalog — for the run's identity, when it has one (a Switchyard lists only what its policy
+   * lets that identity call); a tool with `unsupported` set (it needs what the client cannot do) is
+   * never offered.
+   */
+  tools(options?: { identity?: Identity }): Array<{
     name: string;
     description: string;
     inputSchema: Record<string, unknown>;
@@ -86,6 +91,12 @@ export interface AgentHost extends ToolHost {
 
 /** A catalog entry as the agent offers it. */
 type CatalogTool = ReturnType<AgentHost["tools"]>[number];
+
+/** The tools a run may be offered, by name, as read at the host's `catalogVersion`. */
+interface OfferableCatalog {
+  version: number | undefined;
+  byName: Map<string, CatalogTool>;
+}
 
 /** What a tool selector sees: the conversation so far. */
 export interface SelectionContext {
@@ -137,6 +148,11 @@ export interface AgentOptions {
   context?: ContextOptions;
   /** Every event of the run, in order (`run_started` … `run_finished`), call events included. */
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Who the agent's runs are for, unless a run says (`run(q, { identity })`): only the tools the host
+   * lists for it are offered, and its calls are decided for it. Default: the host's own identity.
+   */
+  identity?: Identity;
   /**
    * Tools the agent answers itself, offered beside the catalog's (at the steps where each one's
    * `offered` says so) and never sent to a server; the built-in `read_result` is always among them.
@@ -201,6 +217,8 @@ export interface RunOptions {
    * with `stopReason: "cancelled"`.
    */
   signal?: AbortSignal;
+  /** Who this run is for; default: the agent's `identity`, else the host's. */
+  identity?: Identity;
 }
 
 /** What one run carries from step to step. */
@@ -226,8 +244,13 @@ export class Agent {
   readonly #stopWhen: StopCondition[];
   readonly #guards: CallGuard[];
   readonly #toolCache = new WeakMap<object, ModelTool>();
-  /** The offerable catalog by name, as read at the host's `catalogVersion` (5,000 tools: ~1 ms a read). */
-  #catalog: { version: number | undefined; byName: Map<string, CatalogTool> } | undefined;
+  /**
+   * The offerable catalog by name, as read at the host's `catalogVersion` for one identity (5,000
+   * tools: ~1 ms a read).
+   */
+  #catalog: OfferableCatalog | undefined;
+  /** The same, for runs with an identity of their own (runs for several users at once). */
+  readonly #catalogs = new WeakMap<Identity, OfferableCatalog>();
   readonly #localTools: LocalTool[];
   readonly #context: ContextSettings;
   readonly #handles: boolean;
@@ -265,6 +288,7 @@ export class Agent {
    */
   async run(question: string, options: RunOptions = {}): Promise<AgentResult> {
     const runId = newId("run");
+    const identity = options.identity ?? this.#options.identity;
     const startedAt = new Date().toISOString();
     const runStarted = performance.now();
     const messages: ChatMessage[] = [...(options.history ?? []), { role: "user", content: question }];
@@ -287,6 +311,9 @@ export class Agent {
       unavailableTools,
       runId,
       handles,
+      ...(identity ? { identity } : {}),
+      offerable: (name) =>
+        (identity ? this.#catalogs.get(identity) : this.#catalog)?.byName.has(name) === true,
     };
     const host = this.#options.host;
     const tools = new LocalToolHost(host, this.#localTools, state);
@@ -543,6 +570,7 @@ export class Agent {
         state,
         offered,
         runId,
+        ...(state.identity ? { identity: state.identity } : {}),
         budgetTokens: this.#context.budget.result,
         counter: this.#context.counter,
         ...(handle ? { more: readMoreHint(handle) } : {}),
@@ -571,14 +599,18 @@ export class Agent {
     local: LocalToolHost,
   ): Promise<ModelTool[]> {
     const version = this.#options.host.catalogVersion;
-    if (!this.#catalog || version === undefined || this.#catalog.version !== version) {
+    const identity = state.identity;
+    let cached = identity ? this.#catalogs.get(identity) : this.#catalog;
+    if (!cached || version === undefined || cached.version !== version) {
       // A catalog tool named like a local tool is hidden: every call by that name is the local tool's.
       const offerable = this.#options.host
-        .tools()
+        .tools(identity ? { identity } : undefined)
         .filter((tool) => tool.unsupported === undefined && !local.isLocal(tool.name));
-      this.#catalog = { version, byName: new Map(offerable.map((tool) => [tool.name, tool])) };
+      cached = { version, byName: new Map(offerable.map((tool) => [tool.name, tool])) };
+      if (identity) this.#catalogs.set(identity, cached);
+      else this.#catalog = cached;
     }
-    const byName = this.#catalog.byName;
+    const byName = cached.byName;
     let tools = [...byName.values()];
     const select = this.#options.toolSearch?.selectTools ?? this.#options.selectTools;
     if (select) {

@@ -9,6 +9,7 @@ import {
 } from "../context/handles.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { ModelTool } from "../models/model.js";
+import type { Identity } from "../telemetry/audit.js";
 import type { RunState } from "./guards.js";
 import type { ToolCallOptions, ToolHost } from "./run-call.js";
 
@@ -20,6 +21,10 @@ export interface LocalToolState extends RunState {
   readonly runId: string;
   /** The conversation's stored results (result handles); `read_result` reads them. */
   readonly handles: ResultHandles;
+  /** Who the run is for. */
+  readonly identity?: Identity;
+  /** Whether the run may be offered a catalog tool (its identity may call it): what `search_tools` may name. */
+  readonly offerable?: (name: string) => boolean;
 }
 
 /** A tool the agent answers itself (read_result, search_tools): offered beside the catalog's, never sent to a server. */

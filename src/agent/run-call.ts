@@ -4,6 +4,7 @@ import { type AnchorFormat, type CallOutcome, shapeToolResult } from "../context
 import type { TokenCounter } from "../context/tokens.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
 import type { ToolCall } from "../models/model.js";
+import type { Identity } from "../telemetry/audit.js";
 import { type CallRecord, elapsedMs, type RecordedError } from "./events.js";
 import { type CallGuard, callKey, type RunState } from "./guards.js";
 
@@ -19,6 +20,8 @@ export interface ToolCallOptions {
   callId?: string;
   /** The model turn that asked for the call. */
   step?: number;
+  /** Who the run is for: the host's policy decides the call for this identity. */
+  identity?: Identity;
 }
 
 /** What the agent needs of a Switchyard: look tools up and call them. */
@@ -35,6 +38,8 @@ export interface RunCallOptions {
   offered: readonly string[];
   /** The run's id, passed on to the host. */
   runId?: string;
+  /** Who the run is for, passed on to the host. */
+  identity?: Identity;
   anchor?: AnchorFormat | false;
   /** Tokens one tool message may take (the budget split's `result`); default `DEFAULT_RESULT_BUDGET_TOKENS`. */
   budgetTokens?: number;
@@ -145,6 +150,7 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       callId: call.id,
       step: options.state.step,
+      ...(options.identity ? { identity: options.identity } : {}),
     });
     const report = result.isError
       ? finish(
@@ -203,6 +209,11 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
           ),
           downServer: entry.server,
         };
+      case "POLICY_DENIED":
+        return sent(
+          "refused",
+          `${call.name} was refused: ${error.message}. This run may not make this call: do not call it again with the same arguments; use another tool or answer with what you have.`,
+        );
       case "TIMEOUT":
         return { ...sent("timeout", error.message), sentKey: key };
       default:

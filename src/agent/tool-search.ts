@@ -5,7 +5,7 @@ import type { ModelTool } from "../models/model.js";
 import type { Router } from "../routing/router.js";
 import type { SelectionContext } from "./agent.js";
 import type { RunState } from "./guards.js";
-import type { LocalTool } from "./local-tools.js";
+import type { LocalTool, LocalToolState } from "./local-tools.js";
 
 /** Defaults of tool search (they live in config/defaults.ts). */
 export { DEFAULT_TOOL_SEARCH_ABOVE, DEFAULT_TOOL_SEARCH_RESULTS };
@@ -145,13 +145,16 @@ export class ToolSearch {
     return { searching, offered: [...(this.#options.pinned ?? [])], order: [] };
   }
 
-  async #search(args: unknown, state: RunState, limit: number): Promise<string> {
+  async #search(args: unknown, state: LocalToolState, limit: number): Promise<string> {
     const query = (args as { query?: unknown } | null)?.query;
     if (typeof query !== "string" || !query.trim())
       return `${SEARCH_TOOLS_NAME} needs a "query": what the tool should do, in a few words (e.g. "refund an order").`;
     this.#options.sync?.();
     const router = this.#options.router;
-    const hits = await router.rank(query, { topK: limit });
+    // Only tools the run may be offered (its identity's) are named: rank deeper, then keep those.
+    const offerable = state.offerable;
+    const ranked = await router.rank(query, { topK: offerable ? limit * 4 : limit });
+    const hits = (offerable ? ranked.filter((hit) => offerable(hit.id)) : ranked).slice(0, limit);
     if (hits.length === 0)
       return `No tool matched "${query}". Search again with other words (the action and the thing, in English or Chinese).`;
     const run = this.#run(state);

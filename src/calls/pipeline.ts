@@ -1,5 +1,6 @@
 import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import type { Identity } from "../telemetry/audit.js";
 import { callScope } from "../telemetry/call-scope.js";
 import {
   type CallRecord,
@@ -28,6 +29,8 @@ export interface CallToolOptions {
   step?: number;
   /** Each progress notification the server sends for this call (a progress token goes with every call). */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Who the call is for, as the policy sees it; default: the Switchyard's identity. */
+  identity?: Identity;
 }
 
 /** One call on its way through the pipeline, as interceptors see it. */
@@ -44,6 +47,11 @@ export interface CallContext {
   /** The arguments as they will be sent: validated and coerced; an interceptor may replace them. */
   args: Record<string, unknown>;
   readonly options: Readonly<CallToolOptions>;
+  /**
+   * When the call must end (`performance.now()` time), if an interceptor spent some of its deadline
+   * (waiting for an approval): the server is given what is left of it.
+   */
+  deadline?: number;
 }
 
 /**
@@ -256,7 +264,9 @@ export class CallPipeline {
     }
     const server = this.#parts.server(entry.server)!;
     const onProgress = this.#progressOf(call);
-    const { timeoutMs, signal } = call.options;
+    const { signal } = call.options;
+    const timeoutMs =
+      call.deadline === undefined ? call.options.timeoutMs : Math.max(1, call.deadline - performance.now());
     const guarded =
       timeoutMs === undefined && !signal && !onProgress
         ? NO_OPTIONS

@@ -1,5 +1,7 @@
 import { writeSync } from "node:fs";
 import {
+  type ApprovalAnswer,
+  type ApprovalRequest,
   type ElicitationAnswer,
   type ElicitationRequest,
   type JsonSchema,
@@ -115,6 +117,29 @@ function parseAnswer(text: string, field: Field, choices: unknown[] | undefined)
   };
   if (field.type === "array") return text.split(",").map((part) => choice(part.trim()));
   return choice(text);
+}
+
+/**
+ * Approve a call the policy holds for approval (`effect: "approve"`) on the terminal (y/N), showing who
+ * calls what with which arguments; without a terminal it is refused, and the refusal says why.
+ */
+export function approveCall(request: ApprovalRequest): ApprovalAnswer {
+  const args = JSON.stringify(request.arguments);
+  const shown = args.length > 300 ? `${args.slice(0, 300)}…` : args;
+  const why = `${request.rule ? `rule ${request.rule}` : "the policy"}${request.reason ? `: ${request.reason}` : ""}`;
+  if (!process.stdin.isTTY) {
+    say(
+      `${request.name} (${request.tool} on server ${request.server}) needs approval (${why}) — refused: no terminal to ask on (stdin is not a TTY)`,
+    );
+    return { approved: false, reason: "no terminal to ask on (stdin is not a TTY)" };
+  }
+  say(
+    `user ${request.identity.user} wants to call ${request.name} (${request.tool} on server ${request.server}): ${shown}`,
+  );
+  say(`  approval is required by ${why}`);
+  const answer = promptSync("  approve? [y/N] ");
+  const approved = answer !== undefined && /^y(es)?$/i.test(answer.trim());
+  return approved ? { approved } : { approved, reason: "refused at the terminal" };
 }
 
 /**

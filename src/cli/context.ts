@@ -1,19 +1,25 @@
 import path from "node:path";
 import {
+  compilePolicy,
   createLogger,
   findConfigFile,
+  type Identity,
   LOG_LEVELS,
   type Logger,
   type LogLevel,
   loadConfigFile,
+  openStore,
   openWireTrace,
+  osIdentity,
+  type PolicyEngine,
   pendingConfigInputs,
   type ServerState,
+  type Store,
   Switchyard,
   type SwitchyardConfig,
   type WireTraceWriter,
 } from "../index.js";
-import { approveSampling, askUser } from "./ask-user.js";
+import { approveCall, approveSampling, askUser } from "./ask-user.js";
 import { CliError, EXIT_USAGE } from "./exit-codes.js";
 import { createOutput, type Output } from "./output.js";
 import { promptSync } from "./prompt.js";
@@ -25,6 +31,10 @@ export interface GlobalOptions {
   traceWire?: string;
   logLevel?: string;
   logFormat?: string;
+  /** `--user <id>`: who the command's listings and calls are for. */
+  user?: string;
+  /** `--role <role>`, repeatable: the roles of that user. */
+  role?: string[];
 }
 
 /** What a command runs with: output, logger, and resources closed when the command ends. */
@@ -41,6 +51,8 @@ export class CommandContext {
   #onInterrupt: ((signal: NodeJS.Signals) => boolean) | undefined;
   #runsTakeSignal = false;
   #closing: Promise<unknown> = Promise.resolve();
+  /** The store runs are recorded in, opened on first use; undefined inside: recording is off. */
+  #store: Promise<Store | undefined> | undefined;
 
   constructor(options: GlobalOptions) {
     this.#options = options;
@@ -62,6 +74,35 @@ export class CommandContext {
     return this.#config;
   }
 
+  /**
+   * Who the command lists and calls for: `--user` and `--role`, else the config's `identity`, else the
+   * OS user with no roles. `--user` alone has no roles (the config's are another user's); `--role`
+   * alone keeps the config's (or the OS) user.
+   */
+  identity(): Identity {
+    const section = this.loadConfig().identity;
+    const { user, role } = this.#options;
+    if (user === undefined && role === undefined && section) {
+      return {
+        user: section.user,
+        roles: section.roles ?? [],
+        ...(section.attributes ? { attributes: section.attributes } : {}),
+      };
+    }
+    const sameUser = user === undefined || user === section?.user;
+    return {
+      user: user ?? section?.user ?? osIdentity().user,
+      roles: role ?? (sameUser ? (section?.roles ?? []) : []),
+      ...(sameUser && section?.attributes ? { attributes: section.attributes } : {}),
+    };
+  }
+
+  /** The config's policy, compiled (for listings made without connecting: the cached catalog). */
+  policy(): PolicyEngine | undefined {
+    const config = this.loadConfig();
+    return compilePolicy(config.policy, { servers: config.servers });
+  }
+
   /** The path of the config file {@link loadConfig} read (loading it if it was not yet). */
   configFile(): string {
     this.loadConfig();
@@ -78,6 +119,7 @@ export class CommandContext {
     const config = only
       ? { ...loaded, servers: loaded.servers.filter((server) => only.includes(server.name)) }
       : loaded;
+    const store = await this.#recordingStore();
     const progress = process.stderr.isTTY ? new ConnectProgress() : undefined;
     const yard = await Switchyard.connect(config, {
       logger: this.logger,
@@ -85,6 +127,11 @@ export class CommandContext {
       onElicitation: askUser,
       elicitationUrl: true,
       onSampling: approveSampling,
+      // Runs, calls and the audit log are recorded in the store (on by default; `store: false`: off).
+      ...(store ? { store } : {}),
+      // Calls the policy holds for approval are asked on the terminal (refused without one).
+      onApproval: approveCall,
+      identity: this.identity(),
       ...(this.#wire ? { wireTrace: this.#wire.sink } : {}),
       ...(progress
         ? { onServerSettled: (state, settled, total) => progress.update(state, settled, total) }
@@ -96,6 +143,56 @@ export class CommandContext {
     });
     this.#yards.push(yard);
     return yard;
+  }
+
+  /**
+   * The store the config names (`store: { path }` or `{ url }`), else the embedded default file;
+   * undefined when the config says `store: false`. Without a config file: the default file. Opened once.
+   */
+  store(): Promise<Store | undefined> {
+    this.#store ??= (async () => {
+      const section = this.#storeSection();
+      return section === false ? undefined : openStore(section);
+    })();
+    return this.#store;
+  }
+
+  /** The store, for commands that read it (`runs`, `audit`): recording off is a usage error. */
+  async requireStore(): Promise<Store> {
+    const store = await this.store();
+    if (!store)
+      throw new CliError(
+        `nothing is recorded: ${this.configFile()} says store: false; remove it (or give store: { path } or { url }) to record runs and the audit log`,
+        EXIT_USAGE,
+      );
+    return store;
+  }
+
+  /** The config's `store` section; none, or no config file at all: the default. */
+  #storeSection(): SwitchyardConfig["store"] {
+    if (this.#options.config === undefined && process.env.SWITCHYARD_CONFIG === undefined) {
+      try {
+        findConfigFile(undefined);
+      } catch {
+        return {}; // no config here: the default file
+      }
+    }
+    return this.loadConfig().store ?? {};
+  }
+
+  /**
+   * The store a connected fleet records into: the config's; the default one unless the config turns
+   * recording off. Only the default may fail to open: then a warning, and nothing is recorded.
+   */
+  async #recordingStore(): Promise<Store | undefined> {
+    const explicit = this.loadConfig().store !== undefined;
+    try {
+      return await this.store();
+    } catch (error) {
+      if (explicit) throw error;
+      this.out.note(`warning: runs are not recorded: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   /** Close one Switchyard this command opened, before the command ends. */
@@ -148,6 +245,9 @@ export class CommandContext {
     this.#closing = Promise.all([this.#closing, ...yards.map((yard) => yard.close())]);
     await this.#closing;
     this.#wire?.close();
+    // After the fleet: its recorder has written its last events.
+    const store = await this.#store?.catch(() => undefined);
+    await store?.close();
   }
 }
 

@@ -54,6 +54,11 @@ function program(): Command {
       ]),
     )
     .addOption(new Option("--log-format <format>", "log format on stderr").choices(["pretty", "json"]))
+    .option(
+      "--user <id>",
+      "who the listings and calls are for (default: the config's identity, else the OS user)",
+    )
+    .option("--role <role>", "a role of that user, for the policy (repeat for more)", collect)
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
 

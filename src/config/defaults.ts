@@ -351,6 +351,16 @@ export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
 /** Vectors an embeddings client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
 export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
 
+// --- Policy (the `policy` section; src/calls/policy.ts) ------------------------------------------
+
+/**
+ * The effect when a policy exists and no rule matches a call (`policy.default`): refuse what no rule
+ * allowed. With no policy at all (no `policy` section, no `policy` option) every call is allowed.
+ */
+export const DEFAULT_POLICY_EFFECT: "allow" | "deny" | "approve" = "deny";
+/** How the matching rules combine (`policy.mode`): the first one in order decides. */
+export const DEFAULT_POLICY_MODE: "first-match" | "deny-overrides" = "first-match";
+
 // --- Logs and the command line ---------------------------------------------------------------
 
 /** Log level of `createLogger` and of the CLI (`--log-level`). */

@@ -86,6 +86,8 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.model) config.model = top.model;
   if (top.agent) config.agent = top.agent;
   if (top.routing) config.routing = top.routing;
+  if (top.identity) config.identity = top.identity;
+  if (top.policy) config.policy = top.policy;
   if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);
   config.roots = (top.roots ?? DEFAULT_ROOTS).map((folder) => path.resolve(baseDir, folder));
   return config;
@@ -234,6 +236,7 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     allow: entry.tools?.allow ?? [],
     deny: entry.tools?.deny ?? [],
     descriptions: entry.descriptions ?? {},
+    tags: Array.isArray(entry.tags) ? { "*": entry.tags } : (entry.tags ?? {}),
     timeoutMs: entry.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     connectTimeoutMs: entry.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     maxConcurrency: entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,

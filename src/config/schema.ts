@@ -136,6 +136,12 @@ export const serverEntrySchema = z.object({
     )
     .optional(),
   descriptions: stringMap.optional(),
+  /** Tags for policy rules (`policy.rules[n].tags`): for all the server's tools, or by tool glob. */
+  tags: z
+    .union([stringArray, z.record(z.string(), stringArray)], {
+      error: 'expected a list of tags, or { "<tool glob>": [tags] }',
+    })
+    .optional(),
   timeoutMs: positiveInt.optional(),
   connectTimeoutMs: positiveInt.optional(),
   maxConcurrency: positiveInt.optional(),
@@ -268,6 +274,75 @@ export const storeSchema = z.union(
 /** A resolved `store` section: a path made absolute, or a URL; `false` turns recording off. */
 export type StoreSection = { path?: string | undefined; url?: string | undefined } | false;
 
+/** Who the CLI and a Switchyard's calls are for when nobody says (`identity`; see calls/policy.ts). */
+export const identitySchema = z.strictObject(
+  {
+    user: z.string({ error: "expected the user's id (a string)" }).min(1, "expected a non-empty user id"),
+    roles: stringArray.optional(),
+    attributes: stringMap.optional(),
+  },
+  { error: 'expected { "user": id, "roles"?: [names], "attributes"?: { key: value } }' },
+);
+
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
+/** A condition on one argument of a call: all the keys given must hold (`not: true` turns it round). */
+const argumentConstraintSchema = z.strictObject(
+  {
+    under: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+    in: z.array(scalar, { error: "expected a list of strings, numbers or booleans" }).optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
+    pattern: z.string().refine(isUnicodeRegExp, { error: "expected a regular expression" }).optional(),
+    not: z.boolean().optional(),
+  },
+  {
+    error:
+      'expected { "under"?: folder(s), "in"?: [values], "min"?, "max"?: numbers, "pattern"?: regex, "not"?: true }',
+  },
+);
+const EFFECTS = ["allow", "deny", "approve"] as const;
+/** One policy rule: conditions (all given must hold) and what to do with the calls that meet them. */
+export const policyRuleSchema = z.strictObject(
+  {
+    id: z.string().min(1).optional(),
+    effect: z.enum(EFFECTS, { error: 'expected "allow", "deny" or "approve"' }),
+    servers: stringArray.optional(),
+    tools: stringArray.optional(),
+    tags: stringArray.optional(),
+    users: stringArray.optional(),
+    roles: stringArray.optional(),
+    attributes: z.record(z.string(), z.union([z.string(), stringArray])).optional(),
+    arguments: z.record(z.string(), argumentConstraintSchema).optional(),
+    reason: z.string().optional(),
+  },
+  {
+    error:
+      'expected { "effect": "allow" | "deny" | "approve", "id"?, "servers"?, "tools"?, "tags"?, "users"?, "roles"?, "attributes"?, "arguments"?, "reason"? }',
+  },
+);
+export const policySchema = z.strictObject(
+  {
+    mode: z
+      .enum(["first-match", "deny-overrides"], { error: 'expected "first-match" or "deny-overrides"' })
+      .optional(),
+    default: z.enum(EFFECTS, { error: 'expected "allow", "deny" or "approve"' }).optional(),
+    rules: z.array(policyRuleSchema, { error: "expected a list of rules" }).optional(),
+  },
+  { error: 'expected { "mode"?, "default"?, "rules": [ … ] }' },
+);
+export type PolicySection = z.infer<typeof policySchema>;
+export type PolicyRuleConfig = z.infer<typeof policyRuleSchema>;
+export type IdentitySection = z.infer<typeof identitySchema>;
+
+function isUnicodeRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The top level of a config file, before server entries are checked one by one. */
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
@@ -289,6 +364,8 @@ export const configFileSchema = z.object({
   agent: agentSchema.optional(),
   routing: routingSchema.optional(),
   store: storeSchema.optional(),
+  identity: identitySchema.optional(),
+  policy: policySchema.optional(),
   roots: z
     .array(z.string().min(1, "expected a non-empty folder path"), {
       error: 'expected a list of folders, such as ["./data"]',
@@ -335,6 +412,8 @@ export interface ServerConfig {
   allow: string[];
   deny: string[];
   descriptions: Record<string, string>;
+  /** Tags for policy rules, by tool glob (`"*"`: every tool of the server). */
+  tags?: Record<string, string[]>;
   timeoutMs: number;
   connectTimeoutMs: number;
   maxConcurrency: number;
@@ -361,6 +440,10 @@ export interface SwitchyardConfig {
   routing?: z.infer<typeof routingSchema>;
   /** Where runs, sessions and the audit log are kept (a `path` is absolute); absent: the default file. */
   store?: StoreSection;
+  /** Who calls are for when nobody says (the CLI's `--user`/`--role` win over it). */
+  identity?: IdentitySection;
+  /** Who may call what (calls/policy.ts); absent: every call is allowed. */
+  policy?: PolicySection;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
   /** Absolute folders offered to servers as roots (`roots/list`); absent: `baseDir` alone. */

@@ -1,6 +1,7 @@
 import type { ToolResult } from "../calls/normalize.js";
 import { type JsonSchema, validateArguments } from "../calls/validate.js";
 import { editDistance, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import type { Identity } from "../telemetry/audit.js";
 import {
   type CallRecord,
   elapsedMs,
@@ -18,6 +19,8 @@ export interface PlanCallOptions {
   signal?: AbortSignal;
   runId?: string;
   callId?: string;
+  /** Who the run is for: the host's policy decides each call for it. */
+  identity?: Identity;
 }
 
 /**
@@ -81,6 +84,8 @@ export interface RunPlanOptions {
   signal?: AbortSignal;
   /** Every event of the run, in order; a step's call events carry the step's id as `id`. */
   onEvent?: (event: PlanEvent) => void;
+  /** Who the run is for; default: the host's identity. A step its policy refuses fails with `POLICY_DENIED`. */
+  identity?: Identity;
 }
 
 /** What a step's later steps can read as `steps.<id>.…`. */
@@ -148,7 +153,12 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
     callStarted(args);
     let result: PlanStepResult;
     try {
-      const answer = await host.callTool(step.tool, args, { signal: stepSignal, runId, callId: step.id });
+      const answer = await host.callTool(step.tool, args, {
+        signal: stepSignal,
+        runId,
+        callId: step.id,
+        ...(options.identity ? { identity: options.identity } : {}),
+      });
       scope.steps[step.id] = {
         text: answer.text,
         structured: answer.structuredContent,

@@ -40,6 +40,14 @@ export async function describeCommand(
       );
     }
   }
+  // A tool the policy hides from this identity is not described either (`tools` does not list it).
+  const policy = ctx.policy();
+  if (policy && !policy.lists(ctx.identity(), entry)) {
+    throw new CliError(
+      `no tool named ${name} that user ${ctx.identity().user} may call; run switchyard tools to see what there is`,
+      EXIT_USAGE,
+    );
+  }
   if (ctx.out.json) ctx.out.data(entry);
   else ctx.out.result(renderTool(entry));
   return EXIT_OK;

@@ -28,7 +28,10 @@ export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}):
   let tools: CatalogEntry[];
   if (cached) {
     ctx.logger.info({}, `tools: from the catalog cache, ${Math.round(cached.ageMs / 1000)} s old`);
-    tools = cached.tools.filter(keep);
+    // What the policy lets this identity call: the same engine the Switchyard's listing uses.
+    const policy = ctx.policy();
+    const identity = ctx.identity();
+    tools = cached.tools.filter((tool) => keep(tool) && (!policy || policy.lists(identity, tool)));
   } else {
     const alone =
       only?.every((name) =>
