@@ -272,6 +272,16 @@ export {
 } from "./telemetry/events.js";
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, silentLogger } from "./telemetry/logger.js";
 export {
+  REDACTED,
+  Redactor,
+  type RedactorOptions,
+  redactingLogger,
+  redactingObserver,
+  redactingWireSink,
+  TOKEN_PATTERNS,
+} from "./telemetry/redact.js";
+export { TRACER_NAME } from "./telemetry/tracer.js";
+export {
   openWireTrace,
   type WireRecord,
   type WireSink,

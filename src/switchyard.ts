@@ -28,6 +28,7 @@ import type { Store } from "./store/store.js";
 import type { AuditSink, Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { type Logger, silentLogger } from "./telemetry/logger.js";
+import { Redactor, redactingLogger, redactingObserver, redactingWireSink } from "./telemetry/redact.js";
 import type { WireSink } from "./telemetry/wire-trace.js";
 
 export type { CallToolOptions } from "./calls/pipeline.js";
@@ -87,8 +88,14 @@ export interface SwitchyardOptions {
   onApproval?: ApprovalHandler;
   /** Receives an audit entry for every policy decision, approval and call let through. */
   audit?: AuditSink;
-  /** Applied to the arguments before they go to the audit log; default: none (the identity function). */
+  /** Applied to the arguments before they go to the audit log; default: the redactor's `value`. */
   redact?: (value: unknown) => unknown;
+  /**
+   * Replaces secrets in every log line, wire record, event (and so run record) and audit entry; default
+   * `Redactor.fromConfig(config)`: the default keys, the config's `redact` section, its secret values
+   * and the environment's, and common token patterns. Results handed to the caller are not redacted.
+   */
+  redactor?: Redactor;
 }
 
 /** Options of `readResource` and `subscribeResource`. */
@@ -159,6 +166,8 @@ export class Switchyard implements AsyncDisposable {
   >();
   readonly #servers: Map<string, ManagedServer>;
   readonly #observers = new Observers();
+  /** What every log line, wire record, event, record and audit entry is redacted with (`redactor`). */
+  readonly redactor: Redactor;
   readonly #pipeline: CallPipeline;
   #recorder: StoreRecorder | undefined;
   /** The one engine that decides both what `tools()` lists and what `callTool` admits; none: all allowed. */
@@ -175,6 +184,7 @@ export class Switchyard implements AsyncDisposable {
     options: SwitchyardOptions,
   ) {
     this.config = config;
+    this.redactor = options.redactor ?? Redactor.fromConfig(config);
     this.#fleet = fleet;
     this.#catalog = catalog;
     this.#lists = lists;
@@ -192,7 +202,7 @@ export class Switchyard implements AsyncDisposable {
     this.#pipeline = new CallPipeline({
       catalog,
       server: (name) => this.#servers.get(name),
-      observer: this.#observers,
+      observer: redactingObserver(this.#observers, this.redactor),
       logger: options.logger ?? silentLogger,
       isClosed: () => this.#closed,
       downServerFor: (name) => this.#downServerFor(name),
@@ -245,7 +255,8 @@ export class Switchyard implements AsyncDisposable {
     return Switchyard.#start(loadConfigFile(file), options);
   }
 
-  static async #start(config: SwitchyardConfig, options: SwitchyardOptions): Promise<Switchyard> {
+  static async #start(config: SwitchyardConfig, given: SwitchyardOptions): Promise<Switchyard> {
+    const options = withRedaction(config, given);
     const logger = options.logger ?? silentLogger;
     for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
     const catalog = new Catalog(config.servers, (message) => logger.warn({}, message));
@@ -351,7 +362,7 @@ export class Switchyard implements AsyncDisposable {
 
   /** Report an event to this Switchyard's observers (agents and plans that run over it do). */
   emit(event: SwitchyardEvent): void {
-    this.#observers.onEvent(event);
+    if (this.#observers.size > 0) this.#observers.onEvent(this.redactor.event(event));
   }
 
   /** Add a step to every call (policy, audit, rewriting); returns the function that removes it. */
@@ -685,6 +696,18 @@ function identityOf(section: SwitchyardConfig["identity"]): Identity | undefined
     user: section.user,
     roles: section.roles ?? [],
     ...(section.attributes ? { attributes: section.attributes } : {}),
+  };
+}
+
+/** The options with the redactor in place: the logger, the wire trace and the audit log redacted. */
+function withRedaction(config: SwitchyardConfig, options: SwitchyardOptions): SwitchyardOptions {
+  const redactor = options.redactor ?? Redactor.fromConfig(config);
+  return {
+    ...options,
+    redactor,
+    redact: options.redact ?? redactor.value,
+    ...(options.logger ? { logger: redactingLogger(options.logger, redactor) } : {}),
+    ...(options.wireTrace ? { wireTrace: redactingWireSink(options.wireTrace, redactor) } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } f
 import { toModelParameters } from "../models/tool-schema.js";
 import type { Identity } from "../telemetry/audit.js";
 import { recordedError } from "../telemetry/events.js";
+import type { Redactor } from "../telemetry/redact.js";
+import { RunSpans } from "../telemetry/tracer.js";
 import {
   type AgentEvent,
   type CallRecord,
@@ -87,6 +89,11 @@ export interface AgentHost extends ToolHost {
    * the agent reuses the catalog it read last instead of reading `tools()` again each step.
    */
   readonly catalogVersion?: number;
+  /**
+   * Redacts the run's record and the events `onEvent` gets (a Switchyard's `redactor`); the host
+   * redacts what its own observers get.
+   */
+  readonly redactor?: Redactor;
 }
 
 /** A catalog entry as the agent offers it. */
@@ -316,9 +323,12 @@ export class Agent {
         (identity ? this.#catalogs.get(identity) : this.#catalog)?.byName.has(name) === true,
     };
     const host = this.#options.host;
+    const redactor = host.redactor;
+    const spans = new RunSpans({ kind: "agent", runId, model: this.#options.model.name });
     const tools = new LocalToolHost(host, this.#localTools, state);
     const emit = (event: SwitchyardEvent, ownEventsOnly = false) => {
-      this.#options.onEvent?.(event);
+      const onEvent = this.#options.onEvent;
+      if (onEvent) onEvent(redactor ? redactor.event(event) : event);
       if (!ownEventsOnly) host.emit?.(event);
     };
     const signal = options.signal;
@@ -348,19 +358,20 @@ export class Agent {
             : { code: stopCode(stopReason), message: error },
       );
       emit({ type: "run_finished", runId, record: run });
+      spans.end(stopReason, stopReason === "error" ? (cause ?? error) : undefined);
       return {
         runId,
         answer,
         stopReason,
         steps: state.step,
-        calls,
+        calls: redactor ? redactor.value(calls) : calls,
         messages,
         history: compaction.summary
           ? [summaryMessage(compaction.summary), ...messages.slice(compaction.upTo)]
           : messages,
         handles,
         ...(error ? { error } : {}),
-        record: run,
+        record: redactor ? redactor.value(run) : run,
       };
     };
 
@@ -377,6 +388,7 @@ export class Agent {
           if (decision) return finish(decision.reason, decision.message, decision.message);
         }
         state.step += 1;
+        spans.step(state.step);
         const last = state.step >= this.#maxSteps;
         let offered: ModelTool[] = [];
         if (!last) {
@@ -428,12 +440,14 @@ export class Agent {
         try {
           // A model that does not heed the signal is not waited for either.
           response = await unlessAborted(
-            this.#options.model.complete({
-              messages: active.messages,
-              tools: offered,
-              parallelToolCalls: this.#options.parallelToolCalls !== false,
-              ...(signal ? { signal } : {}),
-            }),
+            spans.model(this.#options.model.name, () =>
+              this.#options.model.complete({
+                messages: active.messages,
+                tools: offered,
+                parallelToolCalls: this.#options.parallelToolCalls !== false,
+                ...(signal ? { signal } : {}),
+              }),
+            ),
             signal,
           );
         } catch (error) {
@@ -505,11 +519,13 @@ export class Agent {
 
         // On the last step no tool was offered: calls the model asks for anyway are not made (each
         // still gets its tool message, so the history stays valid), and the step limit ends the run.
-        const results = await this.#runCalls(
-          toolCalls,
-          context,
-          offered.map((tool) => tool.name),
-          last ? [() => NOT_MADE_ON_LAST_STEP] : this.#guards,
+        const results = await spans.within(() =>
+          this.#runCalls(
+            toolCalls,
+            context,
+            offered.map((tool) => tool.name),
+            last ? [() => NOT_MADE_ON_LAST_STEP] : this.#guards,
+          ),
         );
         for (const [index, call] of toolCalls.entries()) {
           const result = results[index]!;
@@ -533,6 +549,7 @@ export class Agent {
     } catch (error) {
       // A host or selector that throws the caller's cancel ends the run the same way.
       if (isSwitchyardError(error, "CANCELLED") || signal?.aborted) return cancelled();
+      spans.end("error", error);
       throw error;
     }
   }

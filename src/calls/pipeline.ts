@@ -11,6 +11,7 @@ import {
   recordedError,
 } from "../telemetry/events.js";
 import type { Logger } from "../telemetry/logger.js";
+import { endSpan, failSpan, inSpan, SpanKind, startSpan } from "../telemetry/tracer.js";
 import { normalizeResult, type ToolResult } from "./normalize.js";
 import type { ManagedServer } from "./server.js";
 import { describeParameters, validateArguments } from "./validate.js";
@@ -162,16 +163,25 @@ export class CallPipeline {
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       ...(options.step !== undefined ? { step: options.step } : {}),
     };
+    // The call's span (GenAI `execute_tool`): the server requests of its attempts are its children.
+    const span = startSpan(`execute_tool ${name}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: () => callSpanAttributes(call),
+    });
     try {
+      const run = () => inSpan(span, () => this.#run(call, args));
       const result = this.#parts.scopeCalls
         ? await callScope.run(
             { callId: id, ...(options.runId !== undefined ? { runId: options.runId } : {}) },
-            () => this.#run(call, args),
+            run,
           )
-        : await this.#run(call, args);
+        : await run();
+      if (result.isError) failSpan(span, "the tool answered with an error", "tool_error");
+      span.end();
       finish?.(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
       return result;
     } catch (error) {
+      endSpan(span, error);
       const failure = isSwitchyardError(error)
         ? error
         : new SwitchyardError(
@@ -339,6 +349,19 @@ export class CallPipeline {
       serverFault: false,
     });
   }
+}
+
+/** A call span's attributes (GenAI `execute_tool`, and which server and tool it went to). */
+function callSpanAttributes(call: CallContext): Record<string, string | number> {
+  return {
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": call.name,
+    "gen_ai.tool.call.id": call.id,
+    "switchyard.server": call.server,
+    "switchyard.tool": call.tool,
+    ...(call.runId !== undefined ? { "switchyard.run.id": call.runId } : {}),
+    ...(call.step !== undefined ? { "switchyard.step": call.step } : {}),
+  };
 }
 
 /** The guard's options when the call has none of its own. */

@@ -367,6 +367,34 @@ export const DEFAULT_POLICY_MODE: "first-match" | "deny-overrides" = "first-matc
 export const DEFAULT_LOG_LEVEL: LogLevel = "warn";
 /** Log format of `createLogger` and of the CLI (`--log-format`). */
 export const DEFAULT_LOG_FORMAT: LogFormat = "pretty";
+
+// --- Redaction (telemetry/redact.ts) -----------------------------------------------------------
+
+/**
+ * Names whose values are secrets wherever they appear in arguments, records and log fields (besides
+ * `redact.keys`), matched case-insensitively and across `-`, `_` and camelCase (`apiKey` is also
+ * `api_key`, `X-API-Key`, `OPENAI_API_KEY`); also how environment variables with secret values are known.
+ */
+export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
+  "password",
+  "passwd",
+  "passphrase",
+  "secret",
+  "token",
+  "apiKey",
+  "accessKey",
+  "privateKey",
+  "authorization",
+  "cookie",
+  "credential",
+  "credentials",
+  "jwt",
+]);
+/**
+ * Secret values (from the config or the environment) shorter than this are not searched for: that
+ * short a value would match ordinary words, and is no credential worth the name.
+ */
+export const DEFAULT_REDACT_MIN_SECRET_CHARS = 8;
 /** After a signal, how long the CLI's closing may take before it exits anyway (servers die with it). */
 export const DEFAULT_CLI_SHUTDOWN_LIMIT_MS = 3_000;
 /**

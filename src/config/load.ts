@@ -25,6 +25,7 @@ import {
   type ServerConfig,
   type ServerEntry,
   type StoreSection,
+  type Substitution,
   type SwitchyardConfig,
   serverEntrySchema,
 } from "./schema.js";
@@ -61,10 +62,13 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
       entry,
     ]),
   );
+  const substitutions: Substitution[] = [];
   const input = interpolate(rest, {
     env: options.env ?? process.env,
     configDir: baseDir,
     declared,
+    filled: (variable, value, secret) =>
+      substitutions.push({ variable, value, ...(secret ? { secret: true } : {}) }),
     ...(options.inputs ? { inputs: options.inputs } : {}),
   }) as Record<string, unknown>;
   const top = check(configFileSchema, input, []);
@@ -86,6 +90,8 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.model) config.model = top.model;
   if (top.agent) config.agent = top.agent;
   if (top.routing) config.routing = top.routing;
+  if (top.redact) config.redact = top.redact;
+  if (substitutions.length) config.substitutions = substitutions;
   if (top.identity) config.identity = top.identity;
   if (top.policy) config.policy = top.policy;
   if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);

@@ -343,6 +343,23 @@ function isUnicodeRegExp(pattern: string): boolean {
   }
 }
 
+/** What is redacted besides the defaults (telemetry/redact.ts): more key names and regular expressions. */
+export const redactSchema = z.strictObject(
+  {
+    keys: stringArray.optional(),
+    patterns: stringArray
+      .refine((list) => list.every(isRegExp), {
+        error: (issue) =>
+          `expected regular expressions; not valid: ${(issue.input as string[])
+            .filter((pattern) => !isRegExp(pattern))
+            .map((pattern) => JSON.stringify(pattern))
+            .join(", ")}`,
+      })
+      .optional(),
+  },
+  { error: 'expected { "keys"?: [names], "patterns"?: [regular expressions] }' },
+);
+
 /** The top level of a config file, before server entries are checked one by one. */
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
@@ -363,6 +380,7 @@ export const configFileSchema = z.object({
   model: modelSchema.optional(),
   agent: agentSchema.optional(),
   routing: routingSchema.optional(),
+  redact: redactSchema.optional(),
   store: storeSchema.optional(),
   identity: identitySchema.optional(),
   policy: policySchema.optional(),
@@ -432,12 +450,27 @@ export interface ServerConfig {
   disabled: boolean;
 }
 
+/** A value a config placeholder was filled with: the variable (`NAME`, or `input:id`) and the value. */
+export interface Substitution {
+  variable: string;
+  value: string;
+  /** An input declared `password: true`. */
+  secret?: boolean;
+}
+
 /** A whole resolved config: servers in file order plus the optional sections. */
 export interface SwitchyardConfig {
   servers: ServerConfig[];
   model?: z.infer<typeof modelSchema>;
   agent?: z.infer<typeof agentSchema>;
   routing?: z.infer<typeof routingSchema>;
+  /** More to redact than the defaults: key names and regular expressions (`redact`). */
+  redact?: z.infer<typeof redactSchema>;
+  /**
+   * What `${VAR}`, `${env:VAR}` and `${input:id}` placeholders were filled with (`secret`: an input
+   * declared `password: true`), for the redactor to know the secrets among them; absent when none were.
+   */
+  substitutions?: Substitution[];
   /** Where runs, sessions and the audit log are kept (a `path` is absolute); absent: the default file. */
   store?: StoreSection;
   /** Who calls are for when nobody says (the CLI's `--user`/`--role` win over it). */

@@ -15,6 +15,15 @@ import { DEFAULT_RESTART_STABLE_AFTER_MS } from "../config/defaults.js";
 import type { ServerConfig, TransportKind } from "../config/schema.js";
 import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
+import {
+  endSpan,
+  failSpan,
+  inSpan,
+  type Span,
+  SpanKind,
+  startSpan,
+  traceContextMeta,
+} from "../telemetry/tracer.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isRefused, toCallError, toRequestError } from "./call-errors.js";
 import type { ClientRequests } from "./client-requests.js";
@@ -277,8 +286,50 @@ export class ServerConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    // The server request's span (MCP client span): one per attempt, a child of the call's span.
+    const span = startSpan(`tools/call ${tool}`, {
+      kind: SpanKind.CLIENT,
+      attributes: () => ({
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool,
+        "switchyard.server": this.name,
+      }),
+    });
+    try {
+      const result = await inSpan(span, () => this.#callTool(tool, args, options, span));
+      if (result.isError) failSpan(span, "the tool answered with an error", "tool_error");
+      span.end();
+      return result;
+    } catch (error) {
+      endSpan(span, error, () => {
+        const rpcCode = (error as { rpcCode?: unknown }).rpcCode;
+        return typeof rpcCode === "number" ? { "rpc.response.status_code": String(rpcCode) } : {};
+      });
+      throw error;
+    }
+  }
+
+  async #callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    span: Span,
+  ): Promise<CallToolResult> {
     await this.#ready(tool, options.signal);
     const session = this.#session!;
+    const client = session.client!;
+    if (span.isRecording()) {
+      const sessionId = (client.transport as { sessionId?: unknown } | undefined)?.sessionId;
+      const version = client.getNegotiatedProtocolVersion();
+      span.setAttributes({
+        "network.transport": session.transportKind === "stdio" ? "pipe" : "tcp",
+        ...(version ? { "mcp.protocol.version": version } : {}),
+        ...(typeof sessionId === "string" ? { "mcp.session.id": sessionId } : {}),
+      });
+    }
+    // The 2026-07-28 revision carries W3C trace context in the request's `_meta` (SEP-414).
+    const traceMeta = client.getDiscoverResult() !== undefined ? traceContextMeta() : undefined;
     const incident = this.#incident();
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > timeoutMs;
@@ -288,8 +339,8 @@ export class ServerConnection {
       if (this.#tools.find((listed) => listed.name === tool)?.execution?.taskSupport === "required") {
         return await session.tasks.call(session.client!, tool, args, { ...options, timeoutMs });
       }
-      return (await session.client!.callTool(
-        { name: tool, arguments: args },
+      return (await client.callTool(
+        { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) },
         {
           timeout: timeoutMs,
           ...(options.signal ? { signal: options.signal } : {}),

@@ -11,6 +11,8 @@ import {
   recordedError,
   type SwitchyardEvent,
 } from "../telemetry/events.js";
+import type { Redactor } from "../telemetry/redact.js";
+import { RunSpans } from "../telemetry/tracer.js";
 import { ExpressionError, findPaths, resolveValue } from "./expressions.js";
 import { DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
 
@@ -37,6 +39,8 @@ export interface PlanHost {
    * that reached `callTool` are the host's own to report; the plan sends it the rest.
    */
   emit?(event: SwitchyardEvent): void;
+  /** Redacts the run's record and the events `onEvent` gets (a Switchyard's `redactor`). */
+  readonly redactor?: Redactor;
 }
 
 /**
@@ -114,9 +118,11 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const scope = { input, steps: {} as Record<string, StepScope> };
   const { host } = options;
+  const redactor = host.redactor;
+  const spans = new RunSpans({ kind: "plan", runId, ...(plan.name ? { name: plan.name } : {}) });
   /** Report to `onEvent` and, unless `ownEventsOnly`, to the host's observers. */
   const emit = (event: PlanEvent, ownEventsOnly = false) => {
-    options.onEvent?.(event);
+    if (options.onEvent) options.onEvent(redactor ? redactor.event(event) : event);
     if (!ownEventsOnly) host.emit?.(event);
   };
   const finished = (result: PlanStepResult, sent: boolean) =>
@@ -198,7 +204,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
           : signal.aborted
             ? `the plan timed out after ${timeoutMs} ms`
             : undefined;
-        if (!reason) return execute(step);
+        if (!reason) return spans.within(() => execute(step));
         const entry = host.describeTool(step.tool);
         const skipped: PlanStepResult = {
           id: step.id,
@@ -235,7 +241,14 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       : {}),
   };
   emit({ type: "run_finished", runId, record });
-  return { runId, ok, steps, outputs: planOutputs(plan, scope), record };
+  spans.end(record.outcome, record.error);
+  return {
+    runId,
+    ok,
+    steps,
+    outputs: planOutputs(plan, scope),
+    record: redactor ? redactor.value(record) : record,
+  };
 }
 
 /** A step as a call record: the step's id is the call's. */

@@ -1,6 +1,8 @@
 import { DEFAULT_LOG_FORMAT, DEFAULT_LOG_LEVEL } from "../config/defaults.js";
 import type { LogFormat, LogLevel } from "../config/vocabulary.js";
 import { lazyRequire } from "../lazy-require.js";
+import { callScope } from "./call-scope.js";
+import { traceFields } from "./tracer.js";
 
 export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../config/vocabulary.js";
 
@@ -52,9 +54,25 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream = { write: format === "json" ? write : (line: string) => write(prettyLine(line)) };
   // `base: null`: no pid or hostname on every line.
   return loadPino().pino(
-    { level: options.level ?? DEFAULT_LOG_LEVEL, base: null, timestamp: format === "json" },
+    {
+      level: options.level ?? DEFAULT_LOG_LEVEL,
+      base: null,
+      timestamp: format === "json",
+      mixin: correlation,
+    },
     stream,
   );
+}
+
+/**
+ * What joins a log line to the rest: the active span's `trace_id`/`span_id` (when an OpenTelemetry SDK
+ * traces) and the call's `runId`/`callId` (when a call scope is entered), unless the line has its own.
+ */
+function correlation(): Record<string, unknown> {
+  const scope = callScope.getStore();
+  const fields = traceFields();
+  if (!scope) return fields;
+  return { ...fields, callId: scope.callId, ...(scope.runId !== undefined ? { runId: scope.runId } : {}) };
 }
 
 const LEVEL_NAMES: Record<number, string> = {
