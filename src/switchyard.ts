@@ -133,6 +133,8 @@ export interface ResourceUpdate {
 export interface ToolsOptions {
   /** List what this identity may call; default: the Switchyard's identity. */
   identity?: Identity;
+  /** `false`: the whole catalog, whoever may call what (for caches and administration); default true. */
+  policy?: boolean;
 }
 
 /** A tool as `tools()` lists it. */
@@ -323,7 +325,8 @@ export class Switchyard implements AsyncDisposable {
     const policy = this.policy;
     const identity = options.identity ?? this.identity;
     const entries = this.#catalog.entries();
-    const listed = policy ? entries.filter((entry) => policy.lists(identity, entry)) : entries;
+    const listed =
+      policy && options.policy !== false ? entries.filter((entry) => policy.lists(identity, entry)) : entries;
     return listed.map(({ name, server, tool, description, inputSchema, unsupported }) => ({
       name,
       server,

@@ -133,7 +133,7 @@ export function writeCatalogCache(
   if (!enabled.every((server) => states.get(server.name) === "ready")) return false;
   const namespaces = new Map(enabled.map((server) => [server.name, server.namespace]));
   const tools = yard
-    .tools()
+    .tools({ policy: false }) // the whole catalog: each command filters it for its identity
     .map((tool) => yard.describeTool(tool.name))
     .filter((entry) => entry !== undefined);
   const cached: CacheFile = {

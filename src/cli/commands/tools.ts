@@ -72,7 +72,11 @@ export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}):
     ]);
     ctx.out.result(
       formatTable(["TOOL", "SERVER", "DESCRIPTION"], rows, {
-        empty: only ? `no tools on ${only.join(", ")}` : "no tools in the catalog",
+        empty: only
+          ? `no tools on ${only.join(", ")}`
+          : ctx.policy()
+            ? `no tools that user ${ctx.identity().user} may call (the config's policy lists none)`
+            : "no tools in the catalog",
       }),
     );
   }
