@@ -275,6 +275,7 @@ export {
   REDACTED,
   Redactor,
   type RedactorOptions,
+  redactingAuditSink,
   redactingLogger,
   redactingObserver,
   redactingWireSink,

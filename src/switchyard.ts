@@ -28,7 +28,13 @@ import type { Store } from "./store/store.js";
 import type { AuditSink, Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { type Logger, silentLogger } from "./telemetry/logger.js";
-import { Redactor, redactingLogger, redactingObserver, redactingWireSink } from "./telemetry/redact.js";
+import {
+  Redactor,
+  redactingAuditSink,
+  redactingLogger,
+  redactingObserver,
+  redactingWireSink,
+} from "./telemetry/redact.js";
 import type { WireSink } from "./telemetry/wire-trace.js";
 
 export type { CallToolOptions } from "./calls/pipeline.js";
@@ -711,6 +717,10 @@ function withRedaction(config: SwitchyardConfig, options: SwitchyardOptions): Sw
     redact: options.redact ?? redactor.value,
     ...(options.logger ? { logger: redactingLogger(options.logger, redactor) } : {}),
     ...(options.wireTrace ? { wireTrace: redactingWireSink(options.wireTrace, redactor) } : {}),
+    // The audit log: the sink given, else the store (as `store` says).
+    ...(options.audit || options.store
+      ? { audit: redactingAuditSink((options.audit ?? options.store)!, redactor) }
+      : {}),
   };
 }
 

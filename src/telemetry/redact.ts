@@ -1,5 +1,6 @@
 import { DEFAULT_REDACT_KEYS, DEFAULT_REDACT_MIN_SECRET_CHARS } from "../config/defaults.js";
 import type { SwitchyardConfig } from "../config/schema.js";
+import type { AuditSink } from "./audit.js";
 import type { Observer, SwitchyardEvent } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
 import type { WireSink } from "./wire-trace.js";
@@ -76,12 +77,18 @@ export class Redactor {
   readonly #search: RegExp;
   readonly #userSearch: RegExp | undefined;
   readonly #shortest: number;
+  readonly #minLength: number;
+  /** Values seen under secret keys (an argument `password`), searched for in texts from then on. */
+  readonly #learned = new Set<string>();
+  #learnedSearch: RegExp | undefined;
+  #learnedStale = false;
   /** How many secret values it searches for (for reports; the values themselves are not kept apart). */
   readonly secretValues: number;
 
   constructor(options: RedactorOptions = {}) {
     this.#keys = new Set([...DEFAULT_REDACT_KEYS, ...(options.keys ?? [])].map((key) => words(key).join("")));
     const minLength = options.minLength ?? DEFAULT_REDACT_MIN_SECRET_CHARS;
+    this.#minLength = minLength;
     const values = new Set<string>();
     const add = (value: string) => {
       for (const form of secretForms(value)) if (form.length >= minLength) values.add(form);
@@ -160,6 +167,8 @@ export class Redactor {
     if (text.length < this.#shortest) return text;
     let clean = text.replace(this.#search, REDACTED);
     if (this.#userSearch) clean = clean.replace(this.#userSearch, REDACTED);
+    if (this.#learnedStale) this.#compileLearned();
+    if (this.#learnedSearch) clean = clean.replace(this.#learnedSearch, REDACTED);
     return clean;
   };
 
@@ -200,6 +209,24 @@ export class Redactor {
     return clean === parsed ? this.text(text) : JSON.stringify(clean);
   };
 
+  /**
+   * Remember a secret seen under a secret key, so that a tool echoing it back (in its result, an error,
+   * a log line) is redacted too. At most {@link MAX_LEARNED} are kept; past that, the oldest go.
+   */
+  #learn(value: string): void {
+    if (value.length < this.#minLength || this.#learned.has(value)) return;
+    if (this.#learned.size >= MAX_LEARNED) this.#learned.delete(this.#learned.values().next().value!);
+    this.#learned.add(value);
+    this.#learnedStale = true;
+  }
+
+  #compileLearned(): void {
+    this.#learnedStale = false;
+    const forms = [...this.#learned].flatMap(secretForms).filter((form) => form.length >= this.#minLength);
+    const literal = [...new Set(forms)].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    this.#learnedSearch = literal.length ? new RegExp(literal.join("|"), "g") : undefined;
+  }
+
   #walk(value: unknown, depth: number): unknown {
     if (typeof value === "string") return this.text(value);
     if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return value;
@@ -223,14 +250,14 @@ export class Redactor {
     if (prototype !== Object.prototype && prototype !== null) return value;
     let copy: Record<string, unknown> | undefined;
     for (const [key, member] of Object.entries(value)) {
-      const clean =
+      const secret =
         member !== null &&
         member !== undefined &&
         typeof member !== "number" &&
         typeof member !== "boolean" &&
-        this.isSecretKey(key)
-          ? `[REDACTED:${key}]`
-          : this.#walk(member, depth + 1);
+        this.isSecretKey(key);
+      if (secret && typeof member === "string") this.#learn(member);
+      const clean = secret ? `[REDACTED:${key}]` : this.#walk(member, depth + 1);
       if (clean !== member) {
         copy ??= { ...value };
         copy[key] = clean;
@@ -242,6 +269,8 @@ export class Redactor {
 
 /** Deeper values are left as they are (records are shallow; this bounds a pathological value). */
 const MAX_DEPTH = 32;
+/** Secrets learned from secret keys kept at once (each one a literal in one regular expression). */
+const MAX_LEARNED = 256;
 
 /** A Redactor with nothing of its own to look for but the default keys and the token patterns. */
 export function defaultRedactor(): Redactor {
@@ -333,4 +362,9 @@ export function redactingObserver<O extends Observer & { readonly size: number }
       if (observer.size > 0) observer.onEvent(redactor.event(event));
     },
   };
+}
+
+/** An audit sink that gets every entry redacted (its arguments by key, its summary and texts by value). */
+export function redactingAuditSink(sink: AuditSink, redactor: Redactor): AuditSink {
+  return { append: (entry) => sink.append(redactor.value(entry)) };
 }
