@@ -19,6 +19,7 @@ import type { ScenarioContext } from "./scenarios/context.js";
 import { contextBudget } from "./scenarios/context-budget.js";
 import { latency } from "./scenarios/latency.js";
 import { memory } from "./scenarios/memory.js";
+import { policyDecisions } from "./scenarios/policy.js";
 import { routing } from "./scenarios/routing.js";
 import { throughput } from "./scenarios/throughput.js";
 import { HttpServerPool, stdioServers } from "./servers/servers.js";
@@ -133,6 +134,16 @@ const SCENARIOS: Scenario[] = [
           { label: "without result handles", options: { context: { handles: false } } },
           { label: "without same-call collapse", options: { context: { collapseRepeats: false } } },
         ],
+      }),
+  },
+  {
+    id: "policy",
+    run: (context) =>
+      policyDecisions(context, {
+        id: "policy",
+        title: "Policy decisions (issue 14): one call's decision and one tool's listing, over 1,000 rules",
+        rules: 1_000,
+        decisions: context.quick ? 2_000 : 20_000,
       }),
   },
   {

@@ -44,7 +44,10 @@ export interface PolicyTool {
 export interface PolicyRequest {
   identity: Identity;
   tool: PolicyTool;
-  /** The tool's tags: the config's (`servers.<name>.tags`) and its annotations' (`read-only`, …). */
+  /**
+   * The tool's tags: the config's (`servers.<name>.tags`) and its annotations' (`read-only`, …), as
+   * `tagsOf` gives them (the rules read `tagsOf`; these are for a `decide` hook).
+   */
   tags: ReadonlySet<string>;
   /** The call's arguments, validated; absent when the question is whether to list the tool. */
   arguments?: Readonly<Record<string, unknown>>;
@@ -83,6 +86,14 @@ export const ANNOTATION_TAGS: Readonly<Record<"readOnlyHint" | "destructiveHint"
 
 type Test = (value: string) => boolean;
 
+/** A tool's candidate rules (indices, in order): for anyone, and by the roles and users they name. */
+interface ToolRules {
+  anyone: number[];
+  anyoneRules: CompiledRule[];
+  byRole: Map<string, number[]>;
+  byUser: Map<string, number[]>;
+}
+
 interface CompiledRule {
   name: string;
   effect: PolicyEffect;
@@ -112,6 +123,8 @@ export class PolicyEngine {
   readonly #decide: PolicyOptions["decide"];
   readonly #serverTags: Map<string, Array<[Test, readonly string[]]>>;
   readonly #tags = new WeakMap<PolicyTool, ReadonlySet<string>>();
+  /** Per tool, the rules whose tool conditions it meets, by the roles and users they name. */
+  readonly #byTool = new WeakMap<PolicyTool, ToolRules>();
 
   constructor(parts: {
     rules: CompiledRule[];
@@ -154,16 +167,16 @@ export class PolicyEngine {
     const coded = this.#decide?.(request);
     if (coded) return coded.effect !== "deny";
     if (this.mode === "first-match") {
-      for (const rule of this.#rules) {
-        if (!matchesStatic(rule, request)) continue;
+      for (const rule of this.#candidates(request)) {
+        if (!matchesIdentity(rule, request.identity)) continue;
         if (!rule.arguments) return rule.effect !== "deny";
         if (rule.effect !== "deny") return true; // some arguments may be let through by it
       }
       return this.defaultEffect !== "deny";
     }
     let matched = false;
-    for (const rule of this.#rules) {
-      if (!matchesStatic(rule, request)) continue;
+    for (const rule of this.#candidates(request)) {
+      if (!matchesIdentity(rule, request.identity)) continue;
       if (rule.effect === "deny" && !rule.arguments) return false;
       if (rule.effect !== "deny") matched = true;
     }
@@ -192,21 +205,64 @@ export class PolicyEngine {
   #byRules(request: PolicyRequest): Decision {
     const args = request.arguments ?? {};
     if (this.mode === "first-match") {
-      for (const rule of this.#rules) {
-        if (matchesStatic(rule, request) && matchesArguments(rule, args)) return decisionOf(rule);
+      for (const rule of this.#candidates(request)) {
+        if (matchesIdentity(rule, request.identity) && matchesArguments(rule, args)) return decisionOf(rule);
       }
       return this.#default();
     }
     let approve: CompiledRule | undefined;
     let allow: CompiledRule | undefined;
-    for (const rule of this.#rules) {
-      if (!matchesStatic(rule, request) || !matchesArguments(rule, args)) continue;
+    for (const rule of this.#candidates(request)) {
+      if (!matchesIdentity(rule, request.identity) || !matchesArguments(rule, args)) continue;
       if (rule.effect === "deny") return decisionOf(rule);
       if (rule.effect === "approve") approve ??= rule;
       else allow ??= rule;
     }
     const winner = approve ?? allow;
     return winner ? decisionOf(winner) : this.#default();
+  }
+
+  /**
+   * The rules that may apply to a request, in order: those whose tool conditions the tool meets (found
+   * once per tool), and of them only those for one of the identity's roles, its user, or anyone.
+   */
+  #candidates(request: PolicyRequest): readonly CompiledRule[] {
+    const { tool, identity } = request;
+    let index = this.#byTool.get(tool);
+    if (!index) {
+      index = { anyone: [], anyoneRules: [], byRole: new Map(), byUser: new Map() };
+      const tags = this.tagsOf(tool);
+      const add = (map: Map<string, number[]>, key: string, at: number) => {
+        const list = map.get(key);
+        if (list) list.push(at);
+        else map.set(key, [at]);
+      };
+      for (let at = 0; at < this.#rules.length; at += 1) {
+        const rule = this.#rules[at]!;
+        if (!matchesTool(rule, tool, tags)) continue;
+        if (rule.roles) for (const role of rule.roles) add(index.byRole, role, at);
+        else if (rule.users) for (const user of rule.users) add(index.byUser, user, at);
+        else {
+          index.anyone.push(at);
+          index.anyoneRules.push(rule);
+        }
+      }
+      this.#byTool.set(tool, index);
+    }
+    const lists: number[][] = [index.anyone];
+    const user = index.byUser.get(identity.user);
+    if (user) lists.push(user);
+    for (const role of identity.roles) {
+      const list = index.byRole.get(role);
+      if (list) lists.push(list);
+    }
+    const rules = this.#rules;
+    if (lists.length === 1) return index.anyoneRules;
+    const merged = lists.flat().sort((a, b) => a - b);
+    const found: CompiledRule[] = [];
+    for (let i = 0; i < merged.length; i += 1)
+      if (merged[i] !== merged[i - 1]) found.push(rules[merged[i]!]!);
+    return found;
   }
 
   #default(): Decision {
@@ -228,14 +284,18 @@ function decisionOf(rule: CompiledRule): Decision {
   };
 }
 
-/** The conditions of a rule that do not depend on the arguments. */
-function matchesStatic(rule: CompiledRule, request: PolicyRequest): boolean {
-  const { identity, tool } = request;
+/** The conditions of a rule on the tool: its server, its name, its tags. */
+function matchesTool(rule: CompiledRule, tool: PolicyTool, tags: ReadonlySet<string>): boolean {
   if (rule.server && !rule.server(tool.server)) return false;
   if (rule.tool && !rule.tool(tool.tool) && !rule.tool(tool.name)) return false;
+  if (rule.tags && !rule.tags.some((tag) => tags.has(tag))) return false;
+  return true;
+}
+
+/** The conditions of a rule on who calls: users, roles, attributes. */
+function matchesIdentity(rule: CompiledRule, identity: Identity): boolean {
   if (rule.users && !rule.users.has(identity.user)) return false;
   if (rule.roles && !identity.roles.some((role) => rule.roles!.has(role))) return false;
-  if (rule.tags && !rule.tags.some((tag) => request.tags.has(tag))) return false;
   if (rule.attributes) {
     for (const [key, values] of rule.attributes) {
       const value = identity.attributes?.[key];

@@ -2,6 +2,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS } from "../index.js";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
+import { auditTailCommand, auditVerifyCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
 import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
@@ -15,6 +16,7 @@ import {
 } from "./commands/resources.js";
 import { registerRouteCommands } from "./commands/route.js";
 import { runCommand } from "./commands/run.js";
+import { runShowCommand, runsCommand, sessionsCommand } from "./commands/runs.js";
 import { type ServersFlags, serversCommand } from "./commands/servers.js";
 import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
@@ -142,6 +144,7 @@ function program(): Command {
     .option("--model <name>", "the model's name")
     .option("--stream", "stream the model's answers")
     .option("--system <text>", "the system prompt, or @file to read it from a file")
+    .option("--session <id>", "resume a recorded chat session (a new chat prints its id)")
     .action(run((ctx, flags: AskFlags) => chatCommand(ctx, flags)));
   cli
     .command("run <plan>")
@@ -155,6 +158,31 @@ function program(): Command {
     )
     .option("--model <name>", "the model's name, when a model is configured in the environment")
     .action(run((ctx, flags: { model?: string }) => demoCommand(ctx, flags)));
+  const runs = cli
+    .command("runs")
+    .description("list the recorded runs (agent, plan and plain calls), newest first")
+    .option("--limit <n>", "how many (default 20)")
+    .action(run((ctx, flags: { limit?: string }) => runsCommand(ctx, flags)));
+  runs
+    .command("show <id>")
+    .description("one recorded run as a timeline: steps, model turns, offered tools, calls")
+    .action(run((ctx, id: string) => runShowCommand(ctx, id)));
+  cli
+    .command("sessions")
+    .description("list the recorded chat sessions (resume one with chat --session <id>)")
+    .option("--limit <n>", "how many (default 20)")
+    .action(run((ctx, flags: { limit?: string }) => sessionsCommand(ctx, flags)));
+  const audit = cli.command("audit").description("the audit log: verify its hash chain, or tail it");
+  audit
+    .command("verify")
+    .description("check every row of the audit log's hash chain; exit 1 naming the rows tampered with")
+    .action(run((ctx) => auditVerifyCommand(ctx)));
+  audit
+    .command("tail")
+    .description("print the last rows of the audit log; --follow prints new rows as they come")
+    .option("-n, --lines <n>", "how many rows (default 20)")
+    .option("--follow", "keep printing rows as they are appended, until interrupted")
+    .action(run((ctx, flags: { lines?: string; follow?: boolean }) => auditTailCommand(ctx, flags)));
   registerRouteCommands(cli, run);
   oneLineErrors(cli);
   return cli;

@@ -102,6 +102,9 @@ export interface TextPolicy {
 }
 
 const HOST = hostname();
+/** Orders a run's calls as they were reported, within one millisecond too (`calls.at`). */
+let callOrder = 0;
+const callAt = (now: string) => `${now} ${(++callOrder).toString().padStart(10, "0")}`;
 
 /** A text as it is recorded: redacted, then cut to `textChars` (with `…`). */
 function recorded(text: string | null | undefined, policy: TextPolicy): string | null {
@@ -155,7 +158,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
         [
           runId,
           event.id,
-          now,
+          callAt(now),
           event.step ?? null,
           event.name,
           event.server ?? null,
@@ -176,7 +179,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
         [
           runId,
           event.id,
-          now,
+          callAt(now),
           event.step ?? null,
           event.name,
           event.server ?? null,

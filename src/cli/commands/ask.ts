@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -7,14 +8,17 @@ import {
   type AgentEvent,
   type AgentResult,
   type ChatMessage,
+  closestNames,
   createAgent,
   DEFAULT_CHAT_HISTORY_LINES,
   DEFAULT_OFFER_ALL_UP_TO,
   DEFAULT_TOP_K,
   type ModelProvider,
-  type ResultHandles,
+  ResultHandles,
   resolveModel,
   routerFor,
+  type SessionHandle,
+  type Store,
   type Switchyard,
   type SwitchyardConfig,
   toConversation,
@@ -31,6 +35,8 @@ export interface AskFlags {
   stream?: boolean;
   /** The system prompt, or `@file` to read it from a file. */
   system?: string;
+  /** `chat --session <id>`: resume a recorded session. */
+  session?: string;
 }
 
 /** Exit code of a chat left with Ctrl-C at an empty prompt (128 + SIGINT, as a shell reports it). */
@@ -54,9 +60,73 @@ export async function askCommand(ctx: CommandContext, question: string, flags: A
  * question cancels that question and comes back to the prompt; at an empty prompt it leaves.
  */
 export async function chatCommand(ctx: CommandContext, flags: AskFlags): Promise<number> {
+  // An unknown session fails before any server starts.
+  const saved = await openChatSession(ctx, flags.session);
   const { agent, yard, model, config } = await openAgent(ctx, flags);
   ctx.out.note(chatBanner(yard, model.name));
-  return new ChatSession(ctx, agent, yard, config).run();
+  if (saved)
+    ctx.out.note(
+      saved.turns > 0
+        ? `resuming session ${saved.id} (${saved.turns} turn${saved.turns === 1 ? "" : "s"})`
+        : `session ${saved.id} (resume it with: switchyard chat --session ${saved.id})`,
+    );
+  return new ChatSession(ctx, agent, yard, config, saved).run();
+}
+
+/** A chat's session in the store: the one resumed, or a new one; none when nothing is recorded. */
+interface ChatSessionState {
+  id: string;
+  store: Store;
+  turns: number;
+  history: ChatMessage[];
+  handles?: ResultHandles;
+}
+
+/**
+ * `--session <id>`: the recorded session (an unknown id is a usage error, with the closest ids).
+ * Without it: a new session with a new id, when the store can be had (else the chat is not saved).
+ */
+async function openChatSession(
+  ctx: CommandContext,
+  id: string | undefined,
+): Promise<ChatSessionState | undefined> {
+  if (id === undefined) {
+    let store: Store | undefined;
+    try {
+      store = await ctx.store();
+    } catch (error) {
+      ctx.out.note(`warning: this chat is not saved: ${messageOf(error)}`);
+    }
+    return store ? { id: `sess_${randomBytes(5).toString("hex")}`, store, turns: 0, history: [] } : undefined;
+  }
+  const store = await ctx.requireStore();
+  const session = await store.session(id);
+  if (!session) {
+    const near = closestNames(
+      id,
+      (await store.sessions({ limit: 100 })).map((recent) => recent.id),
+    );
+    throw new CliError(
+      `no chat session ${id} in ${store.location}${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; switchyard sessions lists them`,
+      EXIT_USAGE,
+    );
+  }
+  return {
+    id,
+    store,
+    turns: session.turns,
+    history: session.messages as ChatMessage[],
+    ...(session.handles.length ? { handles: restoreHandles(session.handles) } : {}),
+  };
+}
+
+/** A session's stored results behind their handles again, with new handles numbered after them. */
+function restoreHandles(saved: readonly SessionHandle[]): ResultHandles {
+  const handles = new ResultHandles();
+  const issued = Math.max(0, ...saved.map((handle) => Number(/^r(\d+)$/.exec(handle.id)?.[1] ?? 0)));
+  for (let count = 0; count < issued; count++) handles.reserve();
+  for (const handle of saved) handles.store(handle.tool, handle.text, handle.id);
+  return handles;
 }
 
 async function openAgent(
@@ -323,12 +393,25 @@ class ChatSession {
   #question: AbortController | undefined;
   #exitCode = EXIT_OK;
   #historyWarned = false;
+  /** The session saved after each answered question; none: the chat is not saved. */
+  readonly #session: ChatSessionState | undefined;
 
-  constructor(ctx: CommandContext, agent: Agent, yard: Switchyard, config: SwitchyardConfig) {
+  constructor(
+    ctx: CommandContext,
+    agent: Agent,
+    yard: Switchyard,
+    config: SwitchyardConfig,
+    session?: ChatSessionState,
+  ) {
     this.#ctx = ctx;
     this.#agent = agent;
     this.#yard = yard;
     this.#config = config;
+    this.#session = session;
+    if (session) {
+      this.#history = session.history;
+      this.#handles = session.handles;
+    }
     const terminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
     this.#historyFile = terminal ? chatHistoryFile() : undefined;
     this.#input = new ChatInput({
@@ -378,6 +461,22 @@ class ChatSession {
     }
     this.#history = result.history;
     this.#handles = result.handles;
+    await this.#save(result);
+  }
+
+  /** Save the conversation to continue from (and its stored results) after the question. */
+  async #save(result: AgentResult): Promise<void> {
+    const session = this.#session;
+    if (!session) return;
+    try {
+      await session.store.saveSession(
+        session.id,
+        { messages: result.history, handles: result.handles.list() },
+        result.runId,
+      );
+    } catch (error) {
+      this.#ctx.out.note(`warning: session ${session.id} was not saved: ${messageOf(error)}`);
+    }
   }
 
   /**
