@@ -4,6 +4,8 @@ export {
   type AgentHost,
   type AgentOptions,
   type AgentResult,
+  ATTACHED_RESOURCES_NOTE,
+  type AttachedResource,
   DEFAULT_SYSTEM_PROMPT,
   LAST_STEP_NOTE,
   type RunOptions,

@@ -11,7 +11,7 @@ import {
 import { budgetFor } from "../context/budget.js";
 import { type Compaction, compactionOf, summaryMessage } from "../context/compact.js";
 import { ResultHandles, readMoreHint } from "../context/handles.js";
-import type { AnchorFormat } from "../context/shape-result.js";
+import { type AnchorFormat, shapeToolResult } from "../context/shape-result.js";
 import { contextWindowFor, tokenCounterFor } from "../context/tokens.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
@@ -94,7 +94,25 @@ export interface AgentHost extends ToolHost {
    * redacts what its own observers get.
    */
   readonly redactor?: Redactor;
+  /** Reads a resource by URI (a Switchyard's `readResource`): what `run(…, { attach })` needs. */
+  readResource?(uri: string, options?: { signal?: AbortSignal }): Promise<AttachedResource>;
 }
+
+/** A resource as the host read it: which server, and its contents (text, or base64 `blob`). */
+export interface AttachedResource {
+  server: string;
+  uri: string;
+  contents: ReadonlyArray<{
+    uri: string;
+    mimeType?: string | undefined;
+    text?: string | undefined;
+    blob?: string | undefined;
+  }>;
+}
+
+/** Opens the user message that carries a run's attached resources, before its question. */
+export const ATTACHED_RESOURCES_NOTE =
+  "Resources attached to the next question (read from the servers for it; use them as context):";
 
 /** A catalog entry as the agent offers it. */
 type CatalogTool = ReturnType<AgentHost["tools"]>[number];
@@ -226,6 +244,13 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Who this run is for; default: the agent's `identity`, else the host's. */
   identity?: Identity;
+  /**
+   * Resource URIs to read (through the host's `readResource`) and give the model as context: one user
+   * message before the question, each resource shaped to a result's share of the window (JSON kept
+   * valid, binary described). A resource that cannot be read ends the run with `error`, before the
+   * model is asked anything.
+   */
+  attach?: readonly string[];
 }
 
 /** What one run carries from step to step. */
@@ -298,7 +323,14 @@ export class Agent {
     const identity = options.identity ?? this.#options.identity;
     const startedAt = new Date().toISOString();
     const runStarted = performance.now();
-    const messages: ChatMessage[] = [...(options.history ?? []), { role: "user", content: question }];
+    const attachments = options.attach?.length
+      ? await this.#attach(options.attach, options.signal).catch((error: unknown) => ({ error }))
+      : undefined;
+    const messages: ChatMessage[] = [
+      ...(options.history ?? []),
+      ...(typeof attachments === "string" ? [{ role: "user" as const, content: attachments }] : []),
+      { role: "user", content: question },
+    ];
     const calls: CallRecord[] = [];
     const steps: StepRecord[] = [];
     const callCounts = new Map<string, number>();
@@ -380,6 +412,11 @@ export class Agent {
     let nudged = false;
 
     emit({ type: "run_started", runId, kind: "agent", time: startedAt, input: question });
+    if (typeof attachments === "object") {
+      if (signal?.aborted) return cancelled();
+      const why = messageOf(attachments.error);
+      return finish("error", `Attaching the resources failed: ${why}`, why, attachments.error);
+    }
     try {
       for (;;) {
         if (signal?.aborted) return cancelled();
@@ -552,6 +589,37 @@ export class Agent {
       spans.end("error", error);
       throw error;
     }
+  }
+
+  /** The user message of a run's attached resources: each read through the host, then shaped. */
+  async #attach(uris: readonly string[], signal: AbortSignal | undefined): Promise<string> {
+    const host = this.#options.host;
+    if (!host.readResource)
+      throw new SwitchyardError(
+        "INVALID_INPUT",
+        "this agent's host cannot read resources: nothing to attach",
+      );
+    const read = host.readResource.bind(host);
+    const resources = await unlessAborted(
+      Promise.all(uris.map((uri) => read(uri, signal ? { signal } : {}))),
+      signal,
+    );
+    const parts = resources.map(({ server, uri, contents }) => {
+      if (contents.length === 0) return `[server ${server}] [resource ${uri}: empty]`;
+      const shaped = shapeToolResult({
+        tool: uri,
+        outcome: "ok",
+        text: "",
+        content: contents.map((resource) => ({ type: "resource", resource })),
+        budgetTokens: this.#context.budget.result,
+        counter: this.#context.counter,
+        anchor: false,
+        more: "read the resource itself for the rest",
+      });
+      // The shaped text opens with the resource's own line ("[resource <uri> (<type>)]").
+      return `[server ${server}] ${shaped.text}`;
+    });
+    return [ATTACHED_RESOURCES_NOTE, ...parts].join("\n\n");
   }
 
   async #runCalls(

@@ -129,6 +129,11 @@ function program(): Command {
   cli
     .command("ask <question>")
     .description("answer a question with the agent: the model calls the fleet's tools")
+    .option(
+      "--attach <uri>",
+      "read this resource and give it to the model with the question (repeat for more)",
+      collect,
+    )
     .option("--max-steps <n>", "model turns before giving up (default 8, or agent.maxSteps)")
     .option("--model <name>", "the model's name (overrides the config and SWITCHYARD_MODEL)")
     .option("--stream", "stream the model's answers")

@@ -36,7 +36,9 @@ export interface ResultBlock {
   data?: string | undefined;
   uri?: string | undefined;
   name?: string | undefined;
-  resource?: { uri: string; mimeType?: string | undefined; text?: string; blob?: string } | undefined;
+  resource?:
+    | { uri: string; mimeType?: string | undefined; text?: string | undefined; blob?: string | undefined }
+    | undefined;
 }
 
 /** What the note says of the part left out when the caller names no way to get it. */

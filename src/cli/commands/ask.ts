@@ -30,6 +30,8 @@ import { renderServers } from "./servers.js";
 
 /** Flags of `ask` and `chat`. */
 export interface AskFlags {
+  /** `ask --attach <uri>`: resources given to the model with the question. */
+  attach?: string[];
   maxSteps?: string;
   model?: string;
   stream?: boolean;
@@ -48,7 +50,11 @@ const EXIT_CTRL_C = 130;
  */
 export async function askCommand(ctx: CommandContext, question: string, flags: AskFlags): Promise<number> {
   const { agent } = await openAgent(ctx, flags);
-  const result = await agent.run(question, { signal: ctx.runSignal() });
+  const attach = flags.attach; // URIs may hold commas: one per --attach
+  const result = await agent.run(question, {
+    signal: ctx.runSignal(),
+    ...(attach?.length ? { attach } : {}),
+  });
   printResult(ctx, result);
   return result.stopReason === "answer" ? EXIT_OK : EXIT_FAILED;
 }
