@@ -29,6 +29,26 @@ export const TOKEN_PATTERNS: readonly string[] = Object.freeze([
   '-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[^"]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----',
 ]);
 
+/**
+ * Each token pattern compiled, with the literal texts one of which every match contains: a pattern runs
+ * only on a text that has one (a few `includes` scans cost less than one pass of eleven patterns).
+ */
+const TOKENS: ReadonlyArray<{ needles: readonly string[]; search: RegExp }> = [
+  ["Bearer", "bearer"],
+  ["Basic", "basic"],
+  ["sk-"],
+  ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+  ["github_pat_"],
+  ["AKIA", "ASIA"],
+  ["eyJ"],
+  ["xox"],
+  ["k_live_", "k_test_"],
+  ["AIza"],
+  ["PRIVATE KEY-----"],
+].map((needles, index) => ({ needles, search: new RegExp(TOKEN_PATTERNS[index]!, "g") }));
+/** Whether a text has any token's literal at all: one scan for the common text that has none. */
+const ANY_NEEDLE = new RegExp(TOKENS.flatMap((token) => token.needles.map(escapeRegExp)).join("|"));
+
 /** The shortest text a built-in token pattern can match: shorter texts are not searched. */
 const SHORTEST_TOKEN = 8;
 
@@ -74,7 +94,8 @@ export class Redactor {
   /** Joined lower-case word runs of the secret key names (`apikey`, `password`). */
   readonly #keys: ReadonlySet<string>;
   readonly #keyCache = new Map<string, boolean>();
-  readonly #search: RegExp;
+  /** Every secret value, longest first, in one expression; none when there are none. */
+  readonly #values: RegExp | undefined;
   readonly #userSearch: RegExp | undefined;
   readonly #shortest: number;
   readonly #minLength: number;
@@ -101,7 +122,7 @@ export class Redactor {
     this.secretValues = values.size;
     // Longest first: a value that contains another is replaced whole.
     const literal = [...values].sort((a, b) => b.length - a.length).map(escapeRegExp);
-    this.#search = new RegExp([...literal, ...TOKEN_PATTERNS].map((p) => `(?:${p})`).join("|"), "g");
+    this.#values = literal.length ? new RegExp(literal.join("|"), "g") : undefined;
     const user = options.patterns ?? [];
     this.#userSearch = user.length ? new RegExp(user.map((p) => `(?:${p})`).join("|"), "giu") : undefined;
     this.#shortest = user.length ? 1 : Math.min(SHORTEST_TOKEN, values.size ? minLength : SHORTEST_TOKEN);
@@ -165,7 +186,13 @@ export class Redactor {
   /** A text with every secret value and token replaced by `[REDACTED]`. */
   readonly text = (text: string): string => {
     if (text.length < this.#shortest) return text;
-    let clean = text.replace(this.#search, REDACTED);
+    let clean = this.#values ? text.replace(this.#values, REDACTED) : text;
+    if (ANY_NEEDLE.test(clean)) {
+      for (const token of TOKENS) {
+        if (token.needles.some((needle) => clean.includes(needle)))
+          clean = clean.replace(token.search, REDACTED);
+      }
+    }
     if (this.#userSearch) clean = clean.replace(this.#userSearch, REDACTED);
     if (this.#learnedStale) this.#compileLearned();
     if (this.#learnedSearch) clean = clean.replace(this.#learnedSearch, REDACTED);
