@@ -8,6 +8,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, createLogger, OpenAIChatModel, Switchyard } from "../../src/index.js";
+import { checkPlan, runPlan } from "../../src/plan/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT } from "../helpers.js";
 
@@ -130,6 +131,50 @@ describe("OpenTelemetry traces", () => {
     expect(spans[0]!.status.code).toBe(SpanStatusCode.ERROR);
     expect(spans[0]!.attributes["error.type"]).toBe("INVALID_ARGUMENTS");
     expect(spans[0]!.events.map((event) => event.name)).toContain("exception");
+  });
+
+  it("spans a plan: its run, and each step's call under it", async () => {
+    exporter.reset();
+    await using yard = await Switchyard.connect({
+      mcpServers: { t: { command: NODE, args: [TELEMETRY_SERVER] } },
+    });
+    const plan = checkPlan({
+      name: "probe",
+      steps: [
+        { id: "meta", tool: "t_trace_meta" },
+        { id: "after", tool: "t_reveal", args: { text: "{{steps.meta.text}}" } },
+      ],
+    });
+    const result = await runPlan(plan, { host: yard });
+    expect(result.ok).toBe(true);
+    const spans = exporter.getFinishedSpans();
+    const [run] = spans.filter((span) => span.name === "run_plan probe");
+    expect(run!.attributes).toMatchObject({
+      "switchyard.run.id": result.runId,
+      "switchyard.plan.name": "probe",
+      "switchyard.run.outcome": "ok",
+    });
+    const calls = spans.filter((span) => span.name.startsWith("execute_tool "));
+    expect(calls.map((span) => span.name).sort()).toEqual([
+      "execute_tool t_reveal",
+      "execute_tool t_trace_meta",
+    ]);
+    for (const call of calls) expect(parentOf(call)).toBe(run!.spanContext().spanId);
+  });
+
+  it("sends no traceparent to a server on an older revision", async () => {
+    exporter.reset();
+    await using yard = await Switchyard.connect({
+      mcpServers: { t: { command: NODE, args: [TELEMETRY_SERVER], versionNegotiation: "legacy" } },
+    });
+    expect(yard.servers()[0]!.protocolVersion).not.toBe("2026-07-28");
+    const result = await yard.callTool("t_trace_meta", {});
+    expect(JSON.parse(result.text)).toEqual({ traceparent: null, tracestate: null });
+    // It is traced all the same.
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual([
+      "tools/call trace_meta",
+      "execute_tool t_trace_meta",
+    ]);
   });
 
   it("sends no traceparent when no span is active", async () => {
