@@ -110,7 +110,9 @@ export function renderRun(run: StoredRun): string {
   const loose = byStep.get(undefined) ?? [];
   if (loose.length) {
     lines.push("", "calls:");
-    for (const call of loose) lines.push(`    ${renderCall(call, run.finished)}`);
+    // A plan's calls are its steps: say which.
+    for (const call of loose)
+      lines.push(`    ${run.kind === "plan" ? `${call.id}: ` : ""}${renderCall(call, run.finished)}`);
   }
   if (run.answer !== undefined) lines.push("", `answer: ${run.answer}`);
   if (!run.finished)
