@@ -13,7 +13,11 @@ export interface RoutableCatalogChange {
 
 /** What the router glue needs of a Switchyard. */
 export interface RoutableHost {
-  tools(): CatalogTool[];
+  /**
+   * The catalog. The router indexes all of it (`{ policy: false }`: a Switchyard lists every tool,
+   * whoever may call it): each run offers only what its identity may call of what the router picks.
+   */
+  tools(options?: { policy?: boolean }): CatalogTool[];
   serverInstructions(name: string): string | undefined;
   /** Tells of each change of the catalog, server by server; the router follows it incrementally. */
   onCatalogChange?(listener: (change: RoutableCatalogChange) => void): () => void;
@@ -138,7 +142,7 @@ function follow(host: RoutableHost, options: RouterOptions): FollowingRouter {
   };
   const byServer = () => {
     const grouped = new Map<string, CatalogTool[]>();
-    for (const tool of host.tools()) {
+    for (const tool of host.tools({ policy: false })) {
       if ((tool as { unsupported?: string }).unsupported !== undefined) continue; // never offered
       const list = grouped.get(tool.server) ?? [];
       list.push(tool);

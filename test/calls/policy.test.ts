@@ -11,8 +11,11 @@ import {
   isUnder,
   OpenAIChatModel,
   type PolicyRule,
+  routerFor,
   Switchyard,
   type SwitchyardOptions,
+  syncRouter,
+  ToolSearch,
 } from "../../src/index.js";
 import { parsePlan, runPlan } from "../../src/plan/index.js";
 import { startScriptedOpenAIServer } from "../../src/testing/index.js";
@@ -681,6 +684,34 @@ describe("the agent and plans", () => {
     const admin = await agent.run("deploy", { identity: root });
     expect(model.requests[2]!.tools!.map((tool) => tool.function.name)).toHaveLength(12);
     expect(admin.calls[0]).toMatchObject({ name: "ops_deploy", ok: true });
+  });
+
+  it("tool search names only the tools the run's identity may call", async () => {
+    const model = await startScriptedOpenAIServer([
+      {
+        toolCalls: [
+          { id: "s1", name: "search_tools", arguments: { query: "deploy restart_service status" } },
+        ],
+      },
+      { content: "done" },
+    ]);
+    opened.push(model);
+    const yard = await yardOf({ policy: { rules: [{ effect: "allow", tags: ["read-only"] }] } });
+    const router = routerFor(yard);
+    const agent = new Agent({
+      model: new OpenAIChatModel({ baseURL: model.baseURL, model: "scripted", apiKey: "k" }),
+      host: yard,
+      identity: alice,
+      toolSearch: new ToolSearch({ router, sync: () => syncRouter(router), mode: "search" }),
+    });
+    await agent.run("deploy and restart");
+    const found = model.requests[1]!.messages.find((message) => message.role === "tool")!.content as string;
+    expect(found).toContain("ops_status");
+    expect(found).not.toContain("ops_deploy");
+    expect(found).not.toContain("ops_restart_service");
+    // An admin's run of the same agent finds them.
+    const admin = await yardOf({ policy: { rules: [{ effect: "allow", roles: ["admin"] }] } });
+    expect(admin.tools({ identity: root }).map((tool) => tool.name)).toContain("ops_deploy");
   });
 
   it("a plan step its identity may not call fails with POLICY_DENIED; the others run", async () => {

@@ -122,6 +122,20 @@ describe("switchyard lists and calls for an identity", () => {
       "x",
     ]);
     expect(names(admin.stdout)).toHaveLength(5);
+    // Nor offered by the router.
+    const routed = await cli(["--config", file, "--json", "route", "deploy restart status"]);
+    expect(routed.code, routed.stderr).toBe(0);
+    expect(names(routed.stdout)).toEqual(["ops_status", "files_read_file"]);
+    const routedAdmin = await cli([
+      "--config",
+      file,
+      "--json",
+      "route",
+      "deploy restart status",
+      "--role",
+      "admin",
+    ]);
+    expect(names(routedAdmin.stdout)).toContain("ops_deploy");
     // A tool the identity may not call is not described either.
     const hidden = await cli(["--config", file, "describe", "ops_deploy"]);
     expect(hidden.code).toBe(2);

@@ -132,6 +132,11 @@ export async function routeCommand(
         .filter((tool) => only.includes(tool.server))
         .slice(0, top ?? section?.topK ?? DEFAULT_TOP_K)
     : await router.select(conversation, top === undefined ? {} : { topK: top });
+  // The router ranks the whole catalog; what the identity may not call is never offered (as in `ask`).
+  if (yard.policy) {
+    const mayCall = new Set(yard.tools().map((tool) => tool.name));
+    offered = offered.filter((tool) => mayCall.has(tool.id));
+  }
   // A catalog small enough to be offered whole: --top shows its best k.
   if (top !== undefined && offered.every((tool) => tool.reason === "all")) offered = offered.slice(0, top);
   const fallback = offered.filter((tool) => tool.reason === "fallback");
