@@ -205,11 +205,24 @@ describe("redaction", () => {
       { env },
     );
     expect(ask.code, ask.stderr).toBe(0);
+    const { runId } = JSON.parse(ask.stdout) as { runId: string };
     expect(JSON.parse(ask.stdout)).toMatchObject({ stopReason: "answer" });
+
+    // What the CLI recorded in the config's store: the runs, the ask's run in full, the audit log.
+    const runs = await runCli(["--config", configFile, "--json", "runs"], { env });
+    const shown = await runCli(["--config", configFile, "--json", "runs", "show", runId], { env });
+    const audit = await runCli(["--config", configFile, "audit", "tail", "-n", "100"], { env });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("[REDACTED:password]");
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(audit.stdout).toContain("failed: [REDACTED]");
     for (const [where, text] of Object.entries({
       stdout: ask.stdout,
       stderr: ask.stderr,
       trace: readFileSync(askTrace, "utf8"),
+      runs: runs.stdout + runs.stderr,
+      "runs show": shown.stdout + shown.stderr,
+      "audit tail": audit.stdout + audit.stderr,
     }))
       expect(leaks(text), where).toEqual([]);
   });
