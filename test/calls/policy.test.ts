@@ -313,6 +313,90 @@ describe("one policy decides listing and calling", () => {
   }, 180_000);
 });
 
+describe("over the example fleet", () => {
+  it("tags from the servers' annotations and the config, constraints on real arguments, per identity", async () => {
+    const example = (name: string, env: Record<string, string> = {}) => ({
+      command: NODE,
+      args: [`${ROOT}examples/servers/${name}.mjs`],
+      env,
+    });
+    const yard = await yardOf(
+      {
+        policy: {
+          rules: [
+            { id: "staff-only", effect: "deny", tags: ["internal"], roles: ["guest"] },
+            {
+              id: "recent-only",
+              effect: "deny",
+              servers: ["orders"],
+              arguments: { days: { min: 31 } },
+              reason: "30 days at most",
+            },
+            {
+              id: "support-orders",
+              effect: "allow",
+              roles: ["support"],
+              servers: ["orders"],
+              arguments: { customer_id: { pattern: "^C1\\d{4}$" } },
+            },
+            {
+              id: "reads",
+              effect: "allow",
+              tags: ["read-only"],
+              servers: ["environment", "geo", "policies"],
+            },
+          ],
+        },
+      },
+      { identity: { user: "gus", roles: ["guest"] } },
+      {
+        orders: example("orders", { ORDERS_DB: path.join(dir, "orders.db") }),
+        policies: { ...example("policies"), tags: ["internal"] },
+        environment: example("environment"),
+        geo: example("geo"),
+      },
+    );
+    expect(yard.tools().map((tool) => tool.name)).toEqual([
+      "environment_get_environment_status",
+      "geo_simulate_geolocation",
+    ]);
+    const support: Identity = { user: "sam", roles: ["support"] };
+    expect(yard.tools({ identity: support }).map((tool) => tool.name)).toEqual([
+      "environment_get_environment_status",
+      "geo_simulate_geolocation",
+      "orders_get_customer",
+      "orders_query_recent_orders",
+      "policies_search_policy",
+    ]);
+    const customer = await yard.callTool(
+      "orders_get_customer",
+      { customer_id: "C10001" },
+      { identity: support },
+    );
+    expect(customer.isError).toBe(false);
+    expect(customer.text).toContain("C10001");
+    const other = await failureOf(
+      yard.callTool("orders_get_customer", { customer_id: "C20001" }, { identity: support }),
+    );
+    expect(other.message).toContain("by the policy's default");
+    const recent = await yard.callTool(
+      "orders_query_recent_orders",
+      { customer_id: "C10001", days: 30 },
+      { identity: support },
+    );
+    expect(recent.isError).toBe(false);
+    const old = await failureOf(
+      yard.callTool("orders_query_recent_orders", { customer_id: "C10001", days: 90 }, { identity: support }),
+    );
+    expect(old.message).toContain("by rule recent-only: 30 days at most");
+    const guest = await failureOf(yard.callTool("policies_search_policy", { keyword: "refund" }));
+    expect(guest.message).toContain("by rule staff-only");
+    expect(
+      (await yard.callTool("policies_search_policy", { keyword: "refund" }, { identity: support })).isError,
+    ).toBe(false);
+  });
+});
+
 describe("argument constraints", () => {
   it("a path must stay under its root: .. escapes, relative escapes and file URLs out of it are refused", async () => {
     const yard = await yardOf({
