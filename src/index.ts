@@ -117,7 +117,7 @@ export {
   type SwitchyardConfig,
   type TransportKind,
 } from "./config/index.js";
-export type { StoreSection } from "./config/schema.js";
+export type { StoreSection, Substitution } from "./config/schema.js";
 export {
   type ActiveContext,
   type ActiveContextInput,
