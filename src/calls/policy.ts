@@ -184,15 +184,14 @@ export class PolicyEngine {
   }
 
   /**
-   * The decision on one call. A tool the identity is not listed is always denied (so that the listing
+   * The decision on one call. A tool not listed for the identity is always denied (so that the listing
    * and the calls never disagree, whatever `decide` says).
    */
   decide(request: PolicyRequest): Decision {
     const coded = this.#decide?.(request);
-    if (coded) return { rule: "options.policy.decide", ...coded };
-    const decision = this.#byRules(request);
+    const decision = coded ? { rule: "options.policy.decide", ...coded } : this.#byRules(request);
     // The rules' listing admits at least what their calls admit; a decide hook that hides a tool (for a
-    // listing) while letting its calls through to the rules is held to what it lists.
+    // listing) but would let a call of it through is held to what it lists.
     if (this.#decide && decision.effect !== "deny" && !this.lists(request.identity, request.tool))
       return {
         effect: "deny",

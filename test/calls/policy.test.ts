@@ -586,6 +586,24 @@ describe("rules, tags and identities", () => {
     expect(keys.message).toContain("rule no-forbidden");
     expect(yard.tools().map((tool) => tool.name)).not.toContain("ops_rotate_keys");
     expect(yard.tools().map((tool) => tool.name)).toContain("ops_status");
+    // A hook that hides a tool from a listing but would admit its calls is held to its listing.
+    const twoFaced = await yardOf(
+      {},
+      {
+        policy: {
+          decide: (request) =>
+            request.arguments
+              ? { effect: "allow" }
+              : { effect: request.tool.server === "ops" ? "deny" : "allow" },
+        },
+      },
+    );
+    expect(twoFaced.tools().map((tool) => tool.server)).not.toContain("ops");
+    const hidden = await failureOf(twoFaced.callTool("ops_status", {}));
+    expect(hidden.message).toContain(
+      "by rule options.policy.decide: the tool is not listed for this identity",
+    );
+    expect((await twoFaced.callTool("files_list_dir", {})).isError).toBe(false);
   });
 
   it("without a policy every tool is listed and every call allowed; a bad rule is CONFIG_INVALID naming it", async () => {
