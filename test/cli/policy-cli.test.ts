@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { CLI, NODE, ROOT, runCli } from "../helpers.js";
 
 const CATALOG_SERVER = `${ROOT}test/fixtures/catalog-server.mjs`;
@@ -187,6 +188,38 @@ describe("switchyard lists and calls for an identity", () => {
     }
     const admin = await cli(["--config", file, "call", "ops_deploy", "{}", "--role", "admin"]);
     expect(admin.code, admin.stderr).toBe(0);
+  });
+});
+
+describe("the agent on the CLI", () => {
+  const servers: Array<{ close(): Promise<void> }> = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  it("ask offers the model only the tools the --user/--role identity may call, and tells it a refusal", async () => {
+    const model = await startScriptedOpenAIServer([
+      { toolCalls: [{ id: "c1", name: "files_read_file", arguments: { path: "/etc/passwd" } }] },
+      { content: "I may not read it." },
+      { content: "Deployed." },
+    ]);
+    servers.push(model);
+    const file = configFile("ask", {
+      identity: { user: "alice", roles: ["support"] },
+      policy: { rules: RULES },
+      model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+      routing: { mode: "all" },
+    });
+    const asked = await cli(["--config", file, "ask", "read /etc/passwd"]);
+    expect(asked.code, asked.stderr).toBe(0);
+    const offered = (index: number) => model.requests[index]!.tools!.map((tool) => tool.function.name).sort();
+    expect(offered(0)).toEqual(["files_read_file", "ops_status"]);
+    const told = model.requests[1]!.messages.find((message) => message.role === "tool")!.content as string;
+    expect(told).toContain("files_read_file was refused");
+    expect(told).toContain("is denied to user alice (roles support)");
+    const admin = await cli(["--config", file, "ask", "deploy", "--user", "root", "--role", "admin"]);
+    expect(admin.code, admin.stderr).toBe(0);
+    expect(offered(2)).toHaveLength(5);
   });
 });
 
