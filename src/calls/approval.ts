@@ -113,7 +113,21 @@ export function policyStep(options: PolicyStepOptions): CallInterceptor {
         });
         if (decision.effect === "deny") throw denied(call, identity, decision);
         if (decision.effect === "approve") {
-          const answer = await askApproval(call, identity, decision, options);
+          let answer: { approved: boolean; reason?: string };
+          try {
+            answer = await askApproval(call, identity, decision, options);
+          } catch (error) {
+            // No handler, no answer within the deadline, or cancelled: refused, and said so in the log.
+            const failure = error as SwitchyardError;
+            write({
+              ...base(call, identity),
+              kind: "approval",
+              outcome: "refused",
+              ...(decision.rule !== undefined ? { rule: decision.rule } : {}),
+              summary: `${failure.code}: ${failure.message.slice(0, 200)}`,
+            });
+            throw error;
+          }
           write({
             ...base(call, identity),
             kind: "approval",

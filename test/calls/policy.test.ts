@@ -741,6 +741,19 @@ describe("the audit log", () => {
     expect(JSON.stringify(entries)).not.toContain("hunter2");
     expect(entries[4]!.summary).toBe("looks fine");
     expect(typeof entries[1]!.ms).toBe("number");
+
+    // An approval nobody gives in time is logged as refused, with why.
+    const silent: AuditEntry[] = [];
+    const waiting = await yardOf(
+      { policy: { rules: [{ id: "ask", effect: "approve" }] } },
+      { audit: { append: (entry) => void silent.push(entry) }, onApproval: () => new Promise(() => {}) },
+    );
+    await failureOf(waiting.callTool("ops_status", {}, { timeoutMs: 50 }));
+    expect(silent.map(({ kind, outcome }) => [kind, outcome])).toEqual([
+      ["decision", "approval_required"],
+      ["approval", "refused"],
+    ]);
+    expect(silent[1]!.summary).toMatch(/^TIMEOUT: ops_status .* waited for approval/);
   });
 });
 
