@@ -440,6 +440,34 @@ export class ServerConnection {
     run: (client: Client, options: RequestOptions) => Promise<T>,
     options: CallOptions,
   ): Promise<T> {
+    // Its span (MCP client span): `resources/read`, `prompts/get <prompt>`, … with the URI or prompt.
+    const space = request.indexOf(" ");
+    const method = space < 0 ? request : request.slice(0, space);
+    const target = space < 0 ? undefined : request.slice(space + 1);
+    const span = startSpan(method === "prompts/get" ? request : method, {
+      kind: SpanKind.CLIENT,
+      attributes: () => ({
+        "mcp.method.name": method,
+        ...(target && method.startsWith("resources/") ? { "mcp.resource.uri": target } : {}),
+        ...(target && method === "prompts/get" ? { "gen_ai.prompt.name": target } : {}),
+        "switchyard.server": this.name,
+      }),
+    });
+    try {
+      const result = await inSpan(span, () => this.#requestOnce(request, run, options));
+      span.end();
+      return result;
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+  }
+
+  async #requestOnce<T>(
+    request: string,
+    run: (client: Client, options: RequestOptions) => Promise<T>,
+    options: CallOptions,
+  ): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     let incident = this.#incident();
     try {

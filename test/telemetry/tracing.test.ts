@@ -162,6 +162,21 @@ describe("OpenTelemetry traces", () => {
     for (const call of calls) expect(parentOf(call)).toBe(run!.spanContext().spanId);
   });
 
+  it("spans the other requests sent to a server: a prompt by its name", async () => {
+    exporter.reset();
+    await using yard = await Switchyard.connect({
+      mcpServers: { t: { command: NODE, args: [TELEMETRY_SERVER] } },
+    });
+    await yard.getPrompt("t_greet");
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name)).toEqual(["prompts/get greet"]);
+    expect(spans[0]!.attributes).toMatchObject({
+      "mcp.method.name": "prompts/get",
+      "gen_ai.prompt.name": "greet",
+      "switchyard.server": "t",
+    });
+  });
+
   it("sends no traceparent to a server on an older revision", async () => {
     exporter.reset();
     await using yard = await Switchyard.connect({
