@@ -247,6 +247,27 @@ describe("switchyard audit and runs", () => {
     });
   });
 
+  it("audit tail --follow prints rows as they are appended, until interrupted", async () => {
+    const { dir, config, env } = await setup([], { path: "follow.db" });
+    const store = await openStore({ path: path.join(dir, "follow.db") });
+    stores.push(store);
+    const row = (server: string) => ({
+      time: new Date().toISOString(),
+      kind: "call" as const,
+      server,
+      tool: "echo",
+      outcome: "ok",
+    });
+    await store.append(row("early"));
+    const tail = spawnCli(["--config", config, "audit", "tail", "--follow"], env);
+    await waitFor(() => tail.stdout().includes("early/echo"), 15_000, "the first row");
+    await store.append(row("late"));
+    await waitFor(() => tail.stdout().includes("late/echo"), 15_000, "the row appended since");
+    expect(tail.stdout().trimEnd().split("\n")).toHaveLength(2);
+    tail.child.kill("SIGINT");
+    expect(await tail.exited).toBe(130);
+  });
+
   it("says so when recording is off, and an unknown run names the closest ids", async () => {
     const off = await setup([], false);
     const refused = await off.cli("runs");
