@@ -2,7 +2,13 @@ import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/
 import { type ApprovalHandler, policyStep } from "./calls/approval.js";
 import type { ToolResult } from "./calls/normalize.js";
 import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
-import { compilePolicy, osIdentity, type PolicyEngine, type PolicyOptions } from "./calls/policy.js";
+import {
+  checkIdentity,
+  compilePolicy,
+  osIdentity,
+  type PolicyEngine,
+  type PolicyOptions,
+} from "./calls/policy.js";
 import { ManagedServer, type ServerInfo } from "./calls/server.js";
 import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
 import { baseToolName } from "./catalog/naming.js";
@@ -264,6 +270,7 @@ export class Switchyard implements AsyncDisposable {
   }
 
   static async #start(config: SwitchyardConfig, given: SwitchyardOptions): Promise<Switchyard> {
+    if (given.identity !== undefined) checkIdentity(given.identity, "Switchyard options");
     const options = withRedaction(config, given);
     const logger = options.logger ?? silentLogger;
     for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
@@ -330,6 +337,7 @@ export class Switchyard implements AsyncDisposable {
   tools(options: ToolsOptions = {}): ToolInfo[] {
     const policy = this.policy;
     const identity = options.identity ?? this.identity;
+    if (policy && options.identity !== undefined) checkIdentity(options.identity, "tools");
     const entries = this.#catalog.entries();
     const listed =
       policy && options.policy !== false ? entries.filter((entry) => policy.lists(identity, entry)) : entries;

@@ -13,6 +13,7 @@ import {
 import type { Logger } from "../telemetry/logger.js";
 import { endSpan, failSpan, inSpan, SpanKind, startSpan } from "../telemetry/tracer.js";
 import { normalizeResult, type ToolResult } from "./normalize.js";
+import { checkIdentity } from "./policy.js";
 import type { ManagedServer } from "./server.js";
 import { describeParameters, validateArguments } from "./validate.js";
 
@@ -384,7 +385,8 @@ function checkInput(name: unknown, options: unknown): asserts name is string {
       },
     );
   }
-  const { timeoutMs, signal } = options as CallToolOptions;
+  const { timeoutMs, signal, identity } = options as CallToolOptions;
+  if (identity !== undefined) checkIdentity(identity, `callTool ${name}`);
   if (
     timeoutMs !== undefined &&
     !(typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs))

@@ -625,6 +625,19 @@ describe("rules, tags and identities", () => {
       code: "CONFIG_INVALID",
       message: 'policy.rules[0].arguments.path.under: expected an absolute folder (got "relative/dir")',
     });
+    await expect(yard.callTool("ops_status", {}, { identity: "bob" as never })).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringContaining(
+        "callTool ops_status: identity must be { user: a non-empty string, roles: [strings]",
+      ),
+    });
+    await expect(
+      Switchyard.connect({ mcpServers: {} }, { identity: { user: "", roles: [] } }),
+    ).rejects.toMatchObject({
+      code: "INVALID_INPUT",
+    });
+    const policed = await yardOf({ policy: { rules: [] } });
+    expect(() => policed.tools({ identity: { user: "bob" } as never })).toThrow(/tools: identity must be/);
     await expect(Switchyard.connect({ mcpServers: {}, identity: { roles: ["x"] } })).rejects.toMatchObject({
       code: "CONFIG_INVALID",
       message: expect.stringContaining("identity.user"),
