@@ -196,6 +196,22 @@ describe("chat sessions", () => {
     ]);
   });
 
+  it("saves a session redacted, like every record", async () => {
+    const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345";
+    const { dir, env, config } = await setup([{ content: "Stored." }]);
+    const chat = spawnCli(["--config", config, "chat"], env);
+    chat.child.stdin!.end(`keep my key ${secret}\n`);
+    expect(await chat.exited).toBe(0);
+    const id = /session (sess_[0-9a-f]+)/.exec(chat.stderr())![1]!;
+    const store = await openStore({ path: path.join(dir, "data", "switchyard", "switchyard.db") });
+    stores.push(store);
+    const session = await store.session(id);
+    expect(session!.messages).toContainEqual({ role: "user", content: "keep my key [REDACTED]" });
+    expect(JSON.stringify(session)).not.toContain(secret);
+    const [run] = await store.runs();
+    expect(JSON.stringify(await store.run(run!.id))).not.toContain(secret);
+  });
+
   it("refuses an unknown session before starting anything, with the closest ids", async () => {
     const { cli } = await setup([{ content: "hi" }]);
     const refused = await cli("chat", "--session", "sess_nothing");

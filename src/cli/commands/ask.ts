@@ -470,16 +470,14 @@ class ChatSession {
     await this.#save(result);
   }
 
-  /** Save the conversation to continue from (and its stored results) after the question. */
+  /** Save the conversation to continue from (and its stored results) after the question, redacted. */
   async #save(result: AgentResult): Promise<void> {
     const session = this.#session;
     if (!session) return;
     try {
-      await session.store.saveSession(
-        session.id,
-        { messages: result.history, handles: result.handles.list() },
-        result.runId,
-      );
+      // Written to disk like every record: redacted (the model sees the secrets it was given this once).
+      const state = this.#yard.redactor.value({ messages: result.history, handles: result.handles.list() });
+      await session.store.saveSession(session.id, state, result.runId);
     } catch (error) {
       this.#ctx.out.note(`warning: session ${session.id} was not saved: ${messageOf(error)}`);
     }
