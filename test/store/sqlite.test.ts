@@ -1,10 +1,12 @@
 // The shared store suite against the embedded store: a SQLite file in a temp folder.
+import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { defaultStorePath, openStore } from "../../src/index.js";
+import { NODE, ROOT } from "../helpers.js";
 import { storeSuite } from "./store-suite.js";
 
 async function fresh() {
@@ -52,6 +54,19 @@ describe("sqlite store", () => {
       code: "STORE_ERROR",
       message: expect.stringContaining(`cannot open the store ${dir}`),
     });
+  });
+
+  it("never loads the PostgreSQL driver (the built package, in a process of its own)", async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "switchyard-store-")), "s.db");
+    const script = `import { createRequire } from "node:module";
+      const { openStore } = await import(${JSON.stringify(`${ROOT}dist/index.js`)});
+      const store = await openStore({ path: ${JSON.stringify(file)} });
+      await store.append({ time: new Date().toISOString(), kind: "call", outcome: "ok" });
+      await store.close();
+      const cache = Object.keys(createRequire(${JSON.stringify(`${ROOT}dist/index.js`)}).cache);
+      console.log(JSON.stringify([...new Set(cache.map((k) => /node_modules\\/(pg|better-sqlite3)\\//.exec(k)?.[1]).filter(Boolean))]));`;
+    const loaded = execFileSync(NODE, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(JSON.parse(loaded)).toEqual(["better-sqlite3"]);
   });
 
   it("lives under $XDG_DATA_HOME, else ~/.local/share", () => {
