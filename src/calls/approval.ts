@@ -1,4 +1,4 @@
-import { SwitchyardError } from "../errors.js";
+import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { AuditEntry, AuditSink, Identity } from "../telemetry/audit.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ToolResult } from "./normalize.js";
@@ -118,13 +118,12 @@ export function policyStep(options: PolicyStepOptions): CallInterceptor {
             answer = await askApproval(call, identity, decision, options);
           } catch (error) {
             // No handler, no answer within the deadline, or cancelled: refused, and said so in the log.
-            const failure = error as SwitchyardError;
             write({
               ...base(call, identity),
               kind: "approval",
               outcome: "refused",
               ...(decision.rule !== undefined ? { rule: decision.rule } : {}),
-              summary: `${failure.code}: ${failure.message.slice(0, 200)}`,
+              summary: `${isSwitchyardError(error) ? error.code : "the approval handler failed"}: ${messageOf(error).slice(0, 200)}`,
             });
             throw error;
           }
