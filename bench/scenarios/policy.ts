@@ -63,7 +63,7 @@ export async function policyDecisions(
     return made;
   };
   const rules = Array.from({ length: options.rules }, rule);
-  // One identity in ten has no role any rule names: every rule is walked, then the default applies.
+  // One identity in ten has a role no rule names: the default decides.
   const identities: Identity[] = Array.from({ length: 500 }, (_, i) => ({
     user: pick(users),
     roles: i % 10 === 0 ? ["visitor"] : [pick(roles), ...(random() < 0.5 ? [pick(roles)] : [])],
