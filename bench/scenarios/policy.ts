@@ -123,6 +123,33 @@ export async function policyDecisions(
     }
     lines.push(`  compiling ${options.rules} rules (${mode}): ${compileMs.toFixed(1)} ms`);
   }
+  // The worst case: every rule applies to the tool and the identity, and each one's arguments have to
+  // be checked (and fail), so a decision walks all of them before the default decides.
+  const walked = compilePolicy({
+    rules: Array.from({ length: options.rules }, (_, i) => ({
+      effect: "allow" as const,
+      arguments: { limit: { min: 1_000 + i } },
+    })),
+  })!;
+  const worst: number[] = [];
+  const tool = tools[0]!;
+  for (let i = 0; i < options.decisions * 2; i += 1) {
+    const started = process.hrtime.bigint();
+    walked.decide({ identity: identities[1]!, tool, tags: walked.tagsOf(tool), arguments: { limit: 5 } });
+    const ns = Number(process.hrtime.bigint() - started);
+    if (i >= options.decisions) worst.push(ns / 1_000);
+  }
+  const worstLabel = `decide, all ${options.rules} rules checked`;
+  rows.push({
+    id: "worst-case",
+    label: worstLabel,
+    median: median(worst) / 1_000,
+    p99: percentile(worst, 0.99) / 1_000,
+    samples: worst.length,
+  });
+  lines.push(
+    `  ${worstLabel.padEnd(32)} p50 ${median(worst).toFixed(2).padStart(6)} µs  p99 ${percentile(worst, 0.99).toFixed(2).padStart(6)} µs  (the worst case: every rule applies to the tool, each one's arguments checked)`,
+  );
   context.log(`${options.id}: ${options.decisions} decisions per row`);
   return {
     id: options.id,

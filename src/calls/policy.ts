@@ -306,7 +306,11 @@ function matchesIdentity(rule: CompiledRule, identity: Identity): boolean {
 
 function matchesArguments(rule: CompiledRule, args: Readonly<Record<string, unknown>>): boolean {
   if (!rule.arguments) return true;
-  for (const [key, holds] of rule.arguments) if (!holds(args[key])) return false;
+  const constraints = rule.arguments;
+  for (let i = 0; i < constraints.length; i += 1) {
+    const [key, holds] = constraints[i]!;
+    if (!holds(args[key])) return false;
+  }
   return true;
 }
 
@@ -407,8 +411,14 @@ function compileConstraint(constraint: ArgumentConstraint, at: string): (value: 
     checks.push((value) => typeof value === "string" && pattern.test(value));
   }
   if (!checks.length) throw invalidRule(at, 'expected "under", "in", "min"/"max" or "pattern"');
-  const negate = constraint.not === true;
-  return (value) => checks.every((check) => check(value)) !== negate;
+  const all =
+    checks.length === 1
+      ? checks[0]!
+      : (value: unknown) => {
+          for (const check of checks) if (!check(value)) return false;
+          return true;
+        };
+  return constraint.not === true ? (value) => !all(value) : all;
 }
 
 /**
