@@ -1,6 +1,6 @@
 // The embedded store: one SQLite file (better-sqlite3, WAL). Every write is one transaction, committed
 // before the call returns, so a process killed at any point keeps everything written before it.
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { DEFAULT_RUNS_LISTED, DEFAULT_STORE_BUSY_TIMEOUT_MS } from "../config/defaults.js";
@@ -91,7 +91,10 @@ export class SqliteStore implements Store {
     let db: BetterSqlite3.Database | undefined;
     try {
       mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      const created = !existsSync(file);
       db = new Database(file);
+      // Conversations and what was called: readable by its owner only (SQLite gives its -wal the same).
+      if (created) chmodSync(file, 0o600);
       db.pragma(`busy_timeout = ${DEFAULT_STORE_BUSY_TIMEOUT_MS}`);
       db.pragma("journal_mode = WAL");
       // WAL with NORMAL: a commit survives the process being killed (not a power loss of the machine).

@@ -1,6 +1,6 @@
 // The shared store suite against the embedded store: a SQLite file in a temp folder.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -37,6 +37,9 @@ describe("sqlite store", () => {
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
     expect(db.prepare("SELECT version FROM switchyard_schema").all()).toEqual([{ version: 1 }]);
     db.close();
+    // Its owner's only, as is the folder it made.
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(target)).mode & 0o777).toBe(0o700);
   });
 
   it("refuses a file whose schema is newer than this code, saying what to do", async () => {
