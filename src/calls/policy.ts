@@ -3,13 +3,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { globMatcher } from "../catalog/glob.js";
 import { DEFAULT_POLICY_EFFECT, DEFAULT_POLICY_MODE } from "../config/defaults.js";
-import type { PolicyRuleConfig, PolicySection, ServerConfig } from "../config/schema.js";
+import {
+  type PolicyRuleConfig,
+  type PolicySection,
+  policyRuleSchema,
+  type ServerConfig,
+} from "../config/schema.js";
 import { SwitchyardError } from "../errors.js";
 import type { Identity } from "../telemetry/audit.js";
 
 // One engine decides what an identity may call — and so what `tools()` lists for it: a tool is listed
 // unless every call of it by that identity would be denied. Rules are compiled once (globs → RegExp,
-// lists → Set); a decision walks the compiled rules and touches nothing else.
+// lists → Set); each tool's candidate rules are found once and indexed by the roles and users they
+// name, so a decision walks only the rules that may apply.
 
 /** What a rule does to the calls it matches: let them through, refuse them, or ask someone first. */
 export type PolicyEffect = "allow" | "deny" | "approve";
@@ -326,7 +332,9 @@ export function compilePolicy(
   const code = options.code;
   if (!section && !code) return undefined;
   const rules = [
-    ...(code?.rules ?? []).map((rule, index) => compileRule(rule, `options.policy.rules[${index}]`)),
+    ...(code?.rules ?? []).map((rule, index) =>
+      compileRule(checkedRule(rule, `options.policy.rules[${index}]`), `options.policy.rules[${index}]`),
+    ),
     ...(section?.rules ?? []).map((rule, index) => compileRule(rule, `policy.rules[${index}]`)),
   ];
   const serverTags = new Map<string, Array<[Test, readonly string[]]>>();
@@ -348,6 +356,14 @@ export function compilePolicy(
 }
 
 const EFFECTS = new Set<PolicyEffect>(["allow", "deny", "approve"]);
+
+/** A rule given in code, checked as the config's are. */
+function checkedRule(rule: unknown, at: string): PolicyRule {
+  const parsed = policyRuleSchema.safeParse(rule);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw invalidRule([at, ...issue.path.map(String)].join("."), issue.message);
+}
 
 function compileRule(rule: PolicyRule, at: string): CompiledRule {
   if (typeof rule !== "object" || rule === null || !EFFECTS.has(rule.effect))

@@ -636,6 +636,15 @@ describe("rules, tags and identities", () => {
     ).rejects.toMatchObject({
       code: "INVALID_INPUT",
     });
+    await expect(
+      Switchyard.connect(
+        { mcpServers: {} },
+        { policy: { rules: [{ effect: "allow", tools: "ops_*" as never }] } },
+      ),
+    ).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: "options.policy.rules[0].tools: expected an array of strings",
+    });
     const policed = await yardOf({ policy: { rules: [] } });
     expect(() => policed.tools({ identity: { user: "bob" } as never })).toThrow(/tools: identity must be/);
     await expect(Switchyard.connect({ mcpServers: {}, identity: { roles: ["x"] } })).rejects.toMatchObject({
