@@ -196,6 +196,23 @@ describe("chat sessions", () => {
     ]);
   });
 
+  it("/clear starts a new session, and the one before stays as it was", async () => {
+    const { dir, env, config } = await setup([{ content: "One." }, { content: "Two." }]);
+    const chat = spawnCli(["--config", config, "chat"], env);
+    chat.child.stdin!.end("first question\n/clear\nsecond question\n");
+    expect(await chat.exited).toBe(0);
+    const ids = [...chat.stderr().matchAll(/session (sess_[0-9a-f]+) \(resume it/g)].map(
+      (match) => match[1]!,
+    );
+    expect(ids).toHaveLength(2);
+    const store = await openStore({ path: path.join(dir, "data", "switchyard", "switchyard.db") });
+    stores.push(store);
+    const [first, second] = await Promise.all(ids.map((id) => store.session(id)));
+    expect(first).toMatchObject({ title: "first question", turns: 1 });
+    expect(second).toMatchObject({ title: "second question", turns: 1 });
+    expect(JSON.stringify(second!.messages)).not.toContain("first question");
+  });
+
   it("saves a session redacted, like every record", async () => {
     const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345";
     const { dir, env, config } = await setup([{ content: "Stored." }]);

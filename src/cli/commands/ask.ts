@@ -103,7 +103,7 @@ async function openChatSession(
     } catch (error) {
       ctx.out.note(`warning: this chat is not saved: ${messageOf(error)}`);
     }
-    return store ? { id: `sess_${randomBytes(5).toString("hex")}`, store, turns: 0, history: [] } : undefined;
+    return store ? { id: newSessionId(), store, turns: 0, history: [] } : undefined;
   }
   const store = await ctx.requireStore();
   const session = await store.session(id);
@@ -124,6 +124,11 @@ async function openChatSession(
     history: session.messages as ChatMessage[],
     ...(session.handles.length ? { handles: restoreHandles(session.handles) } : {}),
   };
+}
+
+/** `sess_` and 10 hex digits. */
+function newSessionId(): string {
+  return `sess_${randomBytes(5).toString("hex")}`;
 }
 
 /** A session's stored results behind their handles again, with new handles numbered after them. */
@@ -400,7 +405,7 @@ class ChatSession {
   #exitCode = EXIT_OK;
   #historyWarned = false;
   /** The session saved after each answered question; none: the chat is not saved. */
-  readonly #session: ChatSessionState | undefined;
+  #session: ChatSessionState | undefined;
 
   constructor(
     ctx: CommandContext,
@@ -535,6 +540,14 @@ class ChatSession {
         this.#history = [];
         this.#handles = undefined;
         out.note("the conversation is cleared");
+        // The session so far stays as it was, to resume; what follows is a new one.
+        if (this.#session) {
+          this.#session = { ...this.#session, id: newSessionId(), turns: 0, history: [] };
+          delete this.#session.handles;
+          out.note(
+            `session ${this.#session.id} (resume it with: switchyard chat --session ${this.#session.id})`,
+          );
+        }
         return undefined;
       default:
         out.note(`unknown command ${name}, /help lists them`);
