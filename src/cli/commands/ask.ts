@@ -245,7 +245,7 @@ const CHAT_COMMANDS: ReadonlyArray<readonly [string, string]> = [
   ["/tools [request]", "the catalog; with a request, the tools the router would offer for it now"],
   ["/servers", "the servers and their state"],
   ["/history", "the conversation so far"],
-  ["/clear", "forget the conversation"],
+  ["/clear", "forget the conversation (a new session starts)"],
   ["/exit, /quit", "leave (Ctrl-D too)"],
 ];
 
