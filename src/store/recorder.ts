@@ -10,14 +10,16 @@ export interface RecorderOptions {
 
 /**
  * Writes events to a store as they come: those of one turn of the event loop go in one transaction,
- * written before the loop goes on (SQLite commits before anything else runs; PostgreSQL's writes go in
- * order, one batch at a time). A run killed mid-way keeps every step and call that finished before.
+ * written before the loop goes on (SQLite commits before anything else runs). While a write is under
+ * way (PostgreSQL's are asynchronous), the events that come meanwhile wait and then go together, in
+ * order, in the next one. A run killed mid-way keeps every step and call that finished before.
  */
 export class StoreRecorder implements Observer {
   readonly #store: Store;
   readonly #onError: (error: unknown) => void;
   #batch: SwitchyardEvent[] = [];
-  #writing: Promise<void> = Promise.resolve();
+  /** The write under way; the next starts when it ends. */
+  #writing: Promise<void> | undefined;
 
   constructor(store: Store, options: RecorderOptions = {}) {
     this.#store = store;
@@ -27,21 +29,29 @@ export class StoreRecorder implements Observer {
   onEvent(event: SwitchyardEvent): void {
     if (event.type === "call_progress") return;
     this.#batch.push(event);
-    if (this.#batch.length === 1) queueMicrotask(() => this.#write());
+    if (this.#batch.length === 1 && !this.#writing) queueMicrotask(() => this.#write());
   }
 
   #write(): void {
+    if (this.#writing || this.#batch.length === 0) return;
     const batch = this.#batch;
-    if (batch.length === 0) return;
     this.#batch = [];
-    const previous = this.#writing;
-    // SQLite writes at once (nothing is pending when a batch goes); PostgreSQL waits for the batch before.
-    this.#writing = previous.then(() => this.#store.record(batch)).catch(this.#onError);
+    this.#writing = this.#store
+      .record(batch)
+      .catch(this.#onError)
+      .finally(() => {
+        this.#writing = undefined;
+        this.#write();
+      });
   }
 
   /** Resolves when every event reported so far is written. */
   async flush(): Promise<void> {
-    this.#write();
-    await this.#writing;
+    for (;;) {
+      this.#write();
+      const writing = this.#writing;
+      if (!writing) return;
+      await writing;
+    }
   }
 }
