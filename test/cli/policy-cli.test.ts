@@ -223,6 +223,32 @@ describe("the agent on the CLI", () => {
   });
 });
 
+describe("chat", () => {
+  it("/tools and /tools <request> show only what the identity may call", async () => {
+    const model = await startScriptedOpenAIServer([]);
+    const file = configFile("chat", {
+      identity: { user: "alice", roles: ["support"] },
+      policy: { rules: RULES },
+      model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+    });
+    const child = spawn(NODE, [CLI, "--config", file, "chat"], {
+      env: { ...process.env, ...env, SWITCHYARD_CHAT_HISTORY: "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stdin.end("/tools\n/tools deploy restart status\n/exit\n");
+    const code = await new Promise((resolve) => child.once("close", resolve));
+    await model.close();
+    expect(code).toBe(0);
+    expect(stdout).toContain("ops_status");
+    expect(stdout).toContain("files_read_file");
+    expect(stdout).not.toContain("ops_deploy");
+    expect(stdout).not.toContain("ops_restart_service");
+    expect(stdout).not.toContain("files_write_file");
+  });
+});
+
 describe("approvals at the terminal", () => {
   const approve = () =>
     configFile("approve", {

@@ -580,7 +580,11 @@ class ChatSession {
     const used = messages.flatMap((message) =>
       message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.name) : [],
     );
-    const offered = await router.select(toConversation(messages, used));
+    // The router ranks the whole catalog; what this identity may not call is never offered.
+    const mayCall = new Set(tools.map((tool) => tool.name));
+    const offered = (await router.select(toConversation(messages, used))).filter((tool) =>
+      mayCall.has(tool.id),
+    );
     out.result(`offered for "${firstLine(request, 60)}": ${offered.length} tools`);
     if (offered.length === 0) return;
     out.result(
