@@ -441,7 +441,13 @@ export class Agent {
             );
           }
         }
-        emit({ type: "step_started", runId, step: state.step, tools: offered.length });
+        emit({
+          type: "step_started",
+          runId,
+          step: state.step,
+          tools: offered.length,
+          offered: offered.map((tool) => tool.name),
+        });
 
         // What the model is sent: built from the working record within the window.
         const prompt = this.#options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;

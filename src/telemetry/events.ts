@@ -74,7 +74,15 @@ export interface RunRecord {
  */
 export type SwitchyardEvent =
   | { type: "run_started"; runId: string; kind: RunKind; time: string; input?: string }
-  | { type: "step_started"; runId: string; step: number; tools: number }
+  | {
+      type: "step_started";
+      runId: string;
+      step: number;
+      /** How many tools the model is offered at this step. */
+      tools: number;
+      /** Their names (with the router's score, when one ranked them), in the order offered. */
+      offered?: ReadonlyArray<string | { name: string; score?: number }>;
+    }
   | {
       type: "model_answered";
       runId: string;

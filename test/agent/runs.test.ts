@@ -91,6 +91,12 @@ describe("an agent run's records and events", () => {
     ]);
     expect(events.every((e) => "runId" in e && e.runId === runId)).toBe(true);
     expect(events[0]).toMatchObject({ type: "run_started", kind: "agent", input: "Add 1 and 2." });
+    // Each step says which tools were offered, by name (what the store records and `runs show` prints).
+    const offeredNames = yard.tools().map((tool) => tool.name);
+    expect(events.filter((event) => event.type === "step_started")).toEqual([
+      { type: "step_started", runId, step: 1, tools: offeredNames.length, offered: offeredNames },
+      { type: "step_started", runId, step: 2, tools: offeredNames.length, offered: offeredNames },
+    ]);
     expect(events.at(-1)).toEqual({ type: "run_finished", runId, record: result.record });
 
     // The record: every step with what was offered, the model's time and tokens; every call.
