@@ -44,6 +44,7 @@ const PUBLIC_ENTRY_POINTS = [
   "src/routing/index.ts",
   "src/plan/index.ts",
   "src/testing/index.ts",
+  "src/gateway/index.ts",
 ];
 const LOWER_LAYERS = ["fleet", "catalog", "calls", "models", "routing", "context"];
 const UPPER_LAYERS = ["agent", "plan", "gateway", "adapters", "cli", "store"];

@@ -244,6 +244,7 @@ export type {
 export {
   type CallToolOptions,
   type CatalogChange,
+  type ForwardedSamplingRequest,
   type ListChange,
   type PromptEntry,
   type PromptResult,
@@ -252,6 +253,7 @@ export {
   type ResourceOptions,
   type ResourceTemplateEntry,
   type ResourceUpdate,
+  type SamplingForwarder,
   type ServerInfo,
   Switchyard,
   type SwitchyardOptions,

@@ -1,4 +1,9 @@
-import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  GetPromptResult,
+  ReadResourceResult,
+} from "@modelcontextprotocol/client";
 import { type ApprovalHandler, policyStep } from "./calls/approval.js";
 import type { ToolResult } from "./calls/normalize.js";
 import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
@@ -24,6 +29,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from "./config/defaults.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { closestNames, isSwitchyardError, SwitchyardError } from "./errors.js";
+import type { ClientRequests } from "./fleet/client-requests.js";
 import type { ServerState } from "./fleet/connection.js";
 import { Fleet } from "./fleet/fleet.js";
 import { matchesUriTemplate } from "./fleet/uri-templates.js";
@@ -77,6 +83,11 @@ export interface SwitchyardOptions {
   onSampling?: SamplingApproval;
   /** The model that answers sampling requests; default: the configured model, when there is one. */
   samplingModel?: ModelProvider;
+  /**
+   * Answers every `sampling/createMessage` request itself, in place of `onSampling` and a model (the
+   * gateway forwards them to its own client). Given, `sampling` is declared.
+   */
+  onSamplingRequest?: SamplingForwarder;
   /**
    * Record every run, step and call into this store as it happens (`openStore(config)`), and keep the
    * audit log there unless `audit` says otherwise. `close()` waits for the last writes; the store stays
@@ -286,14 +297,17 @@ export class Switchyard implements AsyncDisposable {
         lists.setServerResources(server, resources, templates),
       onPromptsChanged: (server, prompts) => lists.setServerPrompts(server, prompts),
       onResourceUpdated: (server, uri) => created.#resourceUpdated(server, uri),
-      requests: clientAnswers({
-        logger,
-        roots: config.roots ?? [config.baseDir],
-        ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-        ...(options.elicitationUrl !== undefined ? { elicitationUrl: options.elicitationUrl } : {}),
-        ...(options.onSampling ? { onSampling: options.onSampling } : {}),
-        ...samplingModel(config, options),
-      }),
+      requests: withForwardedSampling(
+        options,
+        clientAnswers({
+          logger,
+          roots: config.roots ?? [config.baseDir],
+          ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+          ...(options.elicitationUrl !== undefined ? { elicitationUrl: options.elicitationUrl } : {}),
+          ...(options.onSampling ? { onSampling: options.onSampling } : {}),
+          ...samplingModel(config, options),
+        }),
+      ),
       onStatus: (server, status, recovered) => {
         if (!servers) return; // the first connect: the catalog is loaded in one go, in order, after it
         if (recovered) servers.get(server)?.recovered();
@@ -739,6 +753,23 @@ function isResolved(config: unknown): config is SwitchyardConfig {
     Array.isArray((config as SwitchyardConfig).servers) &&
     typeof (config as SwitchyardConfig).baseDir === "string"
   );
+}
+
+/** A sampling request as the gateway forwards it: the server that asks, its params, its signal. */
+export interface ForwardedSamplingRequest {
+  server: string;
+  params: CreateMessageRequestParams;
+  signal: AbortSignal;
+}
+
+/** Answers a sampling request in full (see `onSamplingRequest`). */
+export type SamplingForwarder = (request: ForwardedSamplingRequest) => Promise<CreateMessageResult>;
+
+/** The fleet's answers, with sampling answered by `onSamplingRequest` when it is given. */
+function withForwardedSampling(options: SwitchyardOptions, requests: ClientRequests): ClientRequests {
+  const forward = options.onSamplingRequest;
+  if (!forward) return requests;
+  return { ...requests, sample: (server, params, signal) => forward({ server, params, signal }) };
 }
 
 /** The model for sampling requests: only when sampling is asked for and a model can be had. */

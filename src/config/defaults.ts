@@ -442,3 +442,20 @@ export const DEFAULT_RUNS_LISTED = 20;
 export const DEFAULT_AUDIT_TAIL_ROWS = 20;
 /** How often `switchyard audit tail --follow` looks for new rows. */
 export const DEFAULT_AUDIT_FOLLOW_INTERVAL_MS = 500;
+
+// --- The gateway (`switchyard serve`, the config's `gateway` section) ---------------------------
+
+/** What the gateway offers: `all` (every tool the client may call) or `search` (`search_tools` + `call_tool`). */
+export const DEFAULT_GATEWAY_MODE: "all" | "search" = "all";
+/** The address `switchyard serve --http` listens on: loopback, so nothing off the machine reaches it. */
+export const DEFAULT_GATEWAY_HOST = "127.0.0.1";
+/** The path the gateway's Streamable HTTP endpoint answers on. */
+export const DEFAULT_GATEWAY_PATH = "/mcp";
+/** Largest HTTP request body the gateway reads; a larger one is answered 413. */
+export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * How long a 2026-07-28 call that asked its client for input (elicitation, sampling) is kept after it
+ * ended unanswered, for the client's retry to collect its result (the call itself is bounded by its
+ * deadline).
+ */
+export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;

@@ -1,0 +1,229 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { type StdioServerHandle, StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
+import { DEFAULT_GATEWAY_MODE, DEFAULT_GATEWAY_PATH } from "../config/defaults.js";
+import { SwitchyardError } from "../errors.js";
+import type { Switchyard } from "../switchyard.js";
+import type { Identity } from "../telemetry/audit.js";
+import { ClientRelay } from "./relay.js";
+import { ToolSearch } from "./search.js";
+import { buildGatewayServer, type GatewayParts } from "./server.js";
+
+/**
+ * What the HTTP face makes of a request before MCP sees it: the caller's identity (the policy lists and
+ * admits per identity), or a `Response` to answer with instead (401 with a `WWW-Authenticate`, 403, …).
+ * `undefined`: the gateway's identity.
+ */
+/** What the gateway offers: every tool, or `search_tools` and `call_tool`. */
+export type GatewayMode = "all" | "search";
+
+export type Authenticate = (
+  request: Request,
+) => Identity | Response | undefined | Promise<Identity | Response | undefined>;
+
+/** Options of {@link createGateway}. */
+export interface GatewayOptions {
+  /** `all`: every tool the identity may call; `search`: `search_tools` and `call_tool`. Default `all`. */
+  mode?: GatewayMode;
+  /** HTTP: who each request is for, or a refusal. Default: every request is the gateway's identity. */
+  authenticate?: Authenticate;
+  /** Who stdio clients (and unauthenticated HTTP requests) are; default: the Switchyard's identity. */
+  identity?: Identity;
+  /**
+   * Forwards servers' elicitation, sampling and log messages to the client whose call caused them. The
+   * Switchyard must have been made with its `switchyardOptions` (a relay made after it forwards nothing).
+   */
+  relay?: ClientRelay;
+  /** The name and version the gateway tells clients; default `switchyard` and the package's version. */
+  name?: string;
+  version?: string;
+  /** The path the HTTP face answers on; other paths get 404. Default `/mcp`. */
+  path?: string;
+}
+
+/** The whole fleet of a Switchyard as one MCP server. */
+export interface Gateway extends AsyncDisposable {
+  /**
+   * Serve one client over stdio (the process's stdin/stdout unless given). Resolves once serving;
+   * `closed` resolves when the client goes (stdin ends).
+   */
+  connectStdio(streams?: { stdin?: Readable; stdout?: Writable }): Promise<{ closed: Promise<void> }>;
+  /**
+   * Answer one HTTP request of the Streamable HTTP transport: 2026-07-28 requests statelessly (any
+   * replica answers any request), 2025-11-25 clients with sessions (`Mcp-Session-Id`) held in this
+   * process. Requests on another path get 404.
+   */
+  handle(request: Request): Promise<Response>;
+  /** Stop serving: end every session and stdio connection. Idempotent; the Switchyard stays open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serve a Switchyard's catalog — tools under their catalog names, resources, prompts — as one MCP server.
+ * Every call goes through `yard.callTool` (validation, policy for the caller's identity, breaker,
+ * deadline, records).
+ *
+ * ```ts
+ * const relay = new ClientRelay();
+ * const yard = await Switchyard.fromFile("switchyard.config.json", relay.switchyardOptions());
+ * const gateway = createGateway(yard, { relay });
+ * await gateway.connectStdio();
+ * ```
+ * @throws SwitchyardError `INVALID_INPUT` for an unknown mode.
+ */
+export function createGateway(yard: Switchyard, options: GatewayOptions = {}): Gateway {
+  const mode = options.mode ?? DEFAULT_GATEWAY_MODE;
+  if (mode !== "all" && mode !== "search")
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `gateway mode must be "all" or "search" (got ${String(mode)})`,
+    );
+  const path = options.path ?? DEFAULT_GATEWAY_PATH;
+  /** Servers of live connections (stdio, 2025 HTTP sessions): told of list changes and logs. */
+  const live = new Set<Server>();
+  const parts: GatewayParts = {
+    yard,
+    identity: options.identity ?? yard.identity,
+    // Without a relay the Switchyard was not made to forward questions: nothing ever reaches this one.
+    relay: options.relay ?? new ClientRelay(),
+    ...(mode === "search" ? { search: new ToolSearch(yard) } : {}),
+    info: { name: options.name ?? "switchyard", version: options.version ?? VERSION },
+  };
+  const build = () => buildGatewayServer(parts);
+  const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; user: string }>();
+  const stdio = new Set<StdioServerHandle>();
+  let closed = false;
+
+  const keep = (server: Server) => {
+    live.add(server);
+    server.onclose = () => live.delete(server);
+    return server;
+  };
+  const stops = [
+    yard.onCatalogChange(() => {
+      modern.notify.toolsChanged();
+      for (const server of live) void server.sendToolListChanged().catch(() => {});
+    }),
+    yard.onListChange((change) => {
+      if (change.kind === "resources") modern.notify.resourcesChanged();
+      else modern.notify.promptsChanged();
+      for (const server of live) {
+        const sent =
+          change.kind === "resources" ? server.sendResourceListChanged() : server.sendPromptListChanged();
+        void sent.catch(() => {});
+      }
+    }),
+    ...(options.relay
+      ? [
+          options.relay.onServerLog((log) => {
+            for (const server of live) void server.sendLoggingMessage(log).catch(() => {});
+          }),
+        ]
+      : []),
+  ];
+
+  async function identify(request: Request): Promise<Identity | Response> {
+    const found = options.authenticate ? await options.authenticate(request) : undefined;
+    return found ?? parts.identity;
+  }
+
+  return {
+    async connectStdio(streams = {}) {
+      if (closed) throw new SwitchyardError("CLOSED", "this gateway is closed");
+      const stdin = streams.stdin ?? process.stdin;
+      const handle = serveStdio(() => keep(build()), {
+        transport: new StdioServerTransport(stdin, streams.stdout ?? process.stdout),
+      });
+      stdio.add(handle);
+      // The client is gone when our stdin ends (or breaks): the connection is over.
+      const ended = new Promise<void>((resolve) => {
+        const done = () => {
+          stdio.delete(handle);
+          void handle.close().finally(resolve);
+        };
+        stdin.once("end", done);
+        stdin.once("close", done);
+        stdin.once("error", done);
+      });
+      return { closed: ended };
+    },
+
+    async handle(request) {
+      if (new URL(request.url).pathname !== path) return new Response("Not Found", { status: 404 });
+      if (closed) return new Response("the gateway is shutting down", { status: 503 });
+      const identity = await identify(request);
+      if (identity instanceof Response) return identity;
+      const authInfo = {
+        token: "",
+        clientId: identity.user,
+        scopes: [...identity.roles],
+        extra: { identity },
+      };
+      if (!(await isLegacyRequest(request))) return modern.fetch(request, { authInfo });
+      const id = request.headers.get("mcp-session-id");
+      if (id) {
+        const session = sessions.get(id);
+        if (!session)
+          return Response.json(
+            { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
+            { status: 404 },
+          );
+        if (session.user !== identity.user)
+          return Response.json(
+            {
+              jsonrpc: "2.0",
+              id: null,
+              error: { code: -32001, message: "this session belongs to another user" },
+            },
+            { status: 403 },
+          );
+        return session.transport.handleRequest(request, { authInfo });
+      }
+      const transport: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => {
+            sessions.set(sessionId, { transport, user: identity.user });
+          },
+          onsessionclosed: (sessionId) => {
+            sessions.delete(sessionId);
+          },
+        });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await keep(build()).connect(transport);
+      return transport.handleRequest(request, { authInfo });
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const stop of stops) stop();
+      await Promise.allSettled([
+        modern.close(),
+        ...[...sessions.values()].map((session) => session.transport.close()),
+        ...[...stdio].map((handle) => handle.close()),
+      ]);
+      sessions.clear();
+    },
+
+    async [Symbol.asyncDispose]() {
+      await this.close();
+    },
+  };
+}
+
+/** The package's version (`package.json`, two folders up from dist/gateway/ as from src/gateway/). */
+const VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;

@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_MAX_BODY_BYTES } from "../config/defaults.js";
+import { SwitchyardError } from "../errors.js";
+import type { GatewayAuth } from "./auth.js";
+import type { Gateway } from "./gateway.js";
+import { createHttpGuard } from "./http-guard.js";
+
+/** Options of {@link listenHttp}. */
+export interface ListenOptions {
+  /** The TCP port; 0 picks a free one. */
+  port: number;
+  /** The address to listen on; default {@link DEFAULT_GATEWAY_HOST} (loopback). */
+  host?: string;
+  /** A larger request body is answered 413; default {@link DEFAULT_GATEWAY_MAX_BODY_BYTES}. */
+  maxBodyBytes?: number;
+  /** Told of requests that failed in the adapter (not MCP errors: those are answers). */
+  onError?: (error: unknown) => void;
+  /** Host header names accepted besides the loopback ones (DNS-rebinding protection: http-guard.ts). */
+  allowedHosts?: readonly string[];
+  /** Browser Origin hostnames accepted besides the loopback ones. */
+  allowedOrigins?: readonly string[];
+  /** OAuth mode: the protected resource metadata is served from it (`/.well-known/oauth-protected-resource`). */
+  auth?: Pick<GatewayAuth, "metadata">;
+}
+
+/** A listening gateway: its URL (`http://host:port/mcp`) and how to stop it. */
+export interface HttpListener extends AsyncDisposable {
+  url: string;
+  port: number;
+  /** Stop listening and drop open connections; the gateway itself stays open. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serve a gateway's `handle` on `node:http`: each request becomes a web-standard `Request` (its signal
+ * aborts when the client goes away, which cancels its calls) and the `Response` is streamed back (SSE
+ * included).
+ * @throws SwitchyardError `INVALID_INPUT` when the port cannot be bound (in use, not allowed).
+ */
+export async function listenHttp(gateway: Gateway, options: ListenOptions): Promise<HttpListener> {
+  const host = options.host ?? DEFAULT_GATEWAY_HOST;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_GATEWAY_MAX_BODY_BYTES;
+  const guard = createHttpGuard({
+    host,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
+  // Host and Origin first (a rebound page gets nothing, not even a challenge), then the metadata route.
+  const handle = async (request: Request) =>
+    guard.check(request) ?? options.auth?.metadata(request) ?? (await gateway.handle(request));
+  const server = createServer((req, res) => {
+    void serve(handle, req, res, maxBodyBytes).catch((error) => {
+      options.onError?.(error);
+      if (!res.headersSent)
+        res.writeHead((error as { status?: number }).status ?? 500, { connection: "close" });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) =>
+      reject(
+        new SwitchyardError(
+          "INVALID_INPUT",
+          `cannot listen on ${host}:${options.port}: ${(error as Error).message} (choose another --http port)`,
+          { cause: error },
+        ),
+      ),
+    );
+    server.listen(options.port, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/mcp`,
+    port,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+async function serve(
+  handle: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+) {
+  const request = await toRequest(req, res, maxBodyBytes);
+  const response = await handle(request);
+  res.writeHead(response.status, response.statusText, [...response.headers].flat());
+  if (!response.body) return void res.end();
+  res.flushHeaders(); // SSE: the headers go out before the first event
+  const reader = response.body.getReader();
+  res.on("close", () => void reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } catch {
+    // the client went away, or the stream was cancelled
+  }
+  res.end();
+}
+
+/** A fetch `Request` for a node request; the body is read whole (past the limit: status 413). */
+async function toRequest(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<Request> {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(key, one);
+  }
+  let body: Buffer | undefined;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBodyBytes) throw Object.assign(new Error("request body too large"), { status: 413 });
+      chunks.push(chunk);
+    }
+    body = Buffer.concat(chunks);
+  }
+  const abort = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
+    method: req.method ?? "GET",
+    headers,
+    ...(body ? { body } : {}),
+    signal: abort.signal,
+  });
+}

@@ -1,0 +1,11 @@
+// The gateway: the whole fleet of a Switchyard as one MCP server (stdio, Streamable HTTP).
+export {
+  type Authenticate,
+  createGateway,
+  type Gateway,
+  type GatewayMode,
+  type GatewayOptions,
+} from "./gateway.js";
+export { type HttpListener, type ListenOptions, listenHttp } from "./http.js";
+export { ClientRelay, type ServerLog } from "./relay.js";
+export { CALL_TOOL_NAME, SEARCH_TOOLS_NAME } from "./search.js";

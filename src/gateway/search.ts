@@ -1,0 +1,140 @@
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import { DEFAULT_TOOL_SEARCH_RESULTS } from "../config/defaults.js";
+import { SwitchyardError } from "../errors.js";
+import { catalogToolDescriptors } from "../routing/catalog-tools.js";
+import { routerOptionsFromConfig } from "../routing/from-config.js";
+import { Router } from "../routing/router.js";
+import type { Switchyard } from "../switchyard.js";
+import type { Identity } from "../telemetry/audit.js";
+
+/** The search mode's tool that finds catalog tools. */
+export const SEARCH_TOOLS_NAME = "search_tools";
+/** The search mode's tool that calls a catalog tool by name. */
+export const CALL_TOOL_NAME = "call_tool";
+/** Most tools one search may ask for (`limit`). */
+const MAX_SEARCH_RESULTS = 20;
+
+/**
+ * The gateway's search mode, for hosts with tool caps or huge fleets: two tools instead of the catalog.
+ * `search_tools { query, limit? }` ranks the catalog with the router (the config's `routing` section:
+ * lexical by default, CJK-aware) and answers with the best tools the caller may call, their
+ * descriptions and input schemas; `call_tool { name, arguments }` calls one through the pipeline.
+ */
+export class ToolSearch {
+  readonly searchName = SEARCH_TOOLS_NAME;
+  readonly #yard: Switchyard;
+  readonly #router: Router;
+  #indexed: string | undefined;
+
+  constructor(yard: Switchyard) {
+    this.#yard = yard;
+    this.#router = new Router([], routerOptionsFromConfig(yard.config.routing));
+  }
+
+  /** What `tools/list` offers in search mode. */
+  tools(): Tool[] {
+    return [
+      {
+        name: SEARCH_TOOLS_NAME,
+        description:
+          'Search this gateway\'s tool catalog by what you want to do (e.g. "refund an order", "查询天气"). ' +
+          `Answers with the best matching tools, their descriptions and input schemas; call one with ${CALL_TOOL_NAME}.`,
+        inputSchema: {
+          type: "object",
+          properties: {
+            query: { type: "string", description: "What the tool should do, in a few words." },
+            limit: {
+              type: "integer",
+              minimum: 1,
+              maximum: MAX_SEARCH_RESULTS,
+              description: `How many tools to return (default ${DEFAULT_TOOL_SEARCH_RESULTS}).`,
+            },
+          },
+          required: ["query"],
+        },
+        annotations: { readOnlyHint: true },
+      },
+      {
+        name: CALL_TOOL_NAME,
+        description: `Call a tool found with ${SEARCH_TOOLS_NAME}, by its name, with arguments matching its input schema.`,
+        inputSchema: {
+          type: "object",
+          properties: {
+            name: { type: "string", description: `The tool's name, as ${SEARCH_TOOLS_NAME} gave it.` },
+            arguments: { type: "object", description: "The tool's arguments." },
+          },
+          required: ["name"],
+        },
+      },
+    ];
+  }
+
+  /** Answer `search_tools`: the best tools for the query that `identity` may call. */
+  async search(args: unknown, identity: Identity): Promise<CallToolResult> {
+    const { query, limit = DEFAULT_TOOL_SEARCH_RESULTS } = (args ?? {}) as {
+      query?: unknown;
+      limit?: unknown;
+    };
+    if (typeof query !== "string" || query.trim() === "")
+      throw new SwitchyardError(
+        "INVALID_ARGUMENTS",
+        `${SEARCH_TOOLS_NAME} needs a "query": what the tool should do, in a few words (e.g. "refund an order")`,
+      );
+    if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_SEARCH_RESULTS)
+      throw new SwitchyardError(
+        "INVALID_ARGUMENTS",
+        `${SEARCH_TOOLS_NAME}: "limit" must be an integer from 1 to ${MAX_SEARCH_RESULTS} (got ${JSON.stringify(limit)})`,
+      );
+    this.#sync();
+    const callable = new Set(this.#yard.tools({ identity }).map((tool) => tool.name));
+    // Only tools the caller may call are named: rank deeper, then keep those.
+    const ranked = await this.#router.rank(query, { topK: (limit as number) * 4 });
+    const hits = ranked.filter((hit) => callable.has(hit.id)).slice(0, limit as number);
+    const tools = hits.flatMap((hit) => {
+      const entry = this.#yard.describeTool(hit.id);
+      return entry
+        ? [{ name: entry.name, description: entry.description, inputSchema: entry.inputSchema }]
+        : [];
+    });
+    const text = tools.length
+      ? [
+          `Found ${tools.length === 1 ? "1 tool" : `${tools.length} tools`} for "${query}"; call with ${CALL_TOOL_NAME} { name, arguments }:`,
+          ...tools.map(
+            (tool) =>
+              `- ${tool.name}: ${tool.description.split("\n")[0]}\n  input: ${JSON.stringify(tool.inputSchema)}`,
+          ),
+        ].join("\n")
+      : `No tool matched "${query}". Search again with other words (the action and the thing).`;
+    return { content: [{ type: "text", text }], structuredContent: { tools } };
+  }
+
+  /**
+   * The catalog tool and arguments a `call_tool` call names.
+   * @throws SwitchyardError `INVALID_ARGUMENTS` when `name` is missing or `arguments` is not an object.
+   */
+  target(args: unknown): { name: string; args: unknown } {
+    const { name, arguments: given = {} } = (args ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string" || name === "")
+      throw new SwitchyardError(
+        "INVALID_ARGUMENTS",
+        `${CALL_TOOL_NAME} needs "name": a tool's name as ${SEARCH_TOOLS_NAME} gave it`,
+      );
+    if (typeof given !== "object" || given === null || Array.isArray(given))
+      throw new SwitchyardError("INVALID_ARGUMENTS", `${CALL_TOOL_NAME}: "arguments" must be an object`);
+    return { name, args: given };
+  }
+
+  /** Bring the router's index up to the catalog (each server's tools, none for a server that is down). */
+  #sync(): void {
+    const key = this.#yard.catalogKey();
+    if (key === this.#indexed) return;
+    const tools = this.#yard.tools({ policy: false });
+    for (const { name } of this.#yard.config.servers) {
+      const own = tools.filter((tool) => tool.server === name);
+      const instructions = this.#yard.serverInstructions(name);
+      const about = new Map(instructions ? [[name, { description: instructions }]] : []);
+      this.#router.updateServer(name, catalogToolDescriptors(own, about));
+    }
+    this.#indexed = key;
+  }
+}

@@ -1,0 +1,266 @@
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type InputRequest,
+  inputRequired,
+  Server,
+  type ServerContext,
+  type Tool,
+} from "@modelcontextprotocol/server";
+import type { ToolResult } from "../calls/normalize.js";
+import { SwitchyardError } from "../errors.js";
+import type { Switchyard } from "../switchyard.js";
+import type { Identity } from "../telemetry/audit.js";
+import { callFailure, protocolError } from "./errors.js";
+import type { ClientRelay, GatewayCall, Question } from "./relay.js";
+import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
+
+/** What every server instance of one gateway shares. */
+export interface GatewayParts {
+  yard: Switchyard;
+  /** The gateway's identity: stdio clients', and requests `authenticate` said nothing about. */
+  identity: Identity;
+  relay: ClientRelay;
+  /** Search mode: `search_tools` and `call_tool` instead of the catalog. */
+  search?: ToolSearch;
+  info: { name: string; version: string };
+}
+
+/**
+ * One MCP server instance over the gateway's Switchyard: one per stdio connection or 2025 HTTP session,
+ * one per request for 2026-07-28 HTTP requests. It holds nothing of its own: every answer comes from
+ * the Switchyard (and, for a call that asked its client something, the relay).
+ */
+export function buildGatewayServer(parts: GatewayParts): Server {
+  const { yard, relay, search } = parts;
+  const server = new Server(parts.info, {
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+    },
+  });
+  const identityOf = (ctx: ServerContext): Identity =>
+    (ctx.http?.authInfo?.extra?.identity as Identity | undefined) ?? parts.identity;
+
+  server.setRequestHandler("tools/list", (_request, ctx) => ({
+    tools: search
+      ? search.tools()
+      : yard.tools({ identity: identityOf(ctx) }).map((tool) => listedTool(yard, tool.name)),
+  }));
+
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const identity = identityOf(ctx);
+    let { name } = request.params;
+    let args: unknown = request.params.arguments ?? {};
+    if (search) {
+      try {
+        if (name === search.searchName) return await search.search(args, identity);
+        if (name !== CALL_TOOL_NAME) unknownTool(name, search);
+        ({ name, args } = search.target(args));
+      } catch (error) {
+        throw protocolError(error);
+      }
+    }
+    return callRound({ yard, relay, server, ctx, identity, name, args, request });
+  });
+
+  server.setRequestHandler("resources/list", () => ({
+    resources: yard.resources().map(({ server: from, ...resource }) => ({ ...resource, _meta: meta(from) })),
+  }));
+  server.setRequestHandler("resources/templates/list", () => ({
+    resourceTemplates: yard
+      .resourceTemplates()
+      .map(({ server: from, ...template }) => ({ ...template, _meta: meta(from) })),
+  }));
+  server.setRequestHandler("resources/read", async (request, ctx) => {
+    try {
+      const read = await yard.readResource(request.params.uri, { signal: ctx.mcpReq.signal });
+      return { contents: read.contents };
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+  server.setRequestHandler("prompts/list", () => ({
+    prompts: yard.prompts().map((prompt) => ({
+      name: prompt.name,
+      ...(prompt.title !== undefined ? { title: prompt.title } : {}),
+      description: prompt.description,
+      arguments: prompt.arguments,
+      _meta: meta(prompt.server),
+    })),
+  }));
+  server.setRequestHandler("prompts/get", async (request, ctx) => {
+    try {
+      const got = await yard.getPrompt(request.params.name, request.params.arguments ?? {}, {
+        signal: ctx.mcpReq.signal,
+      });
+      return {
+        ...(got.description !== undefined ? { description: got.description } : {}),
+        messages: got.messages,
+      };
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+  return server;
+}
+
+/** Where an entry comes from, on resources, templates and prompts the gateway lists. */
+const meta = (server: string) => ({ "switchyard/server": server });
+
+/** A catalog tool as `tools/list` gives it: the catalog name, and the server's schemas and annotations. */
+function listedTool(yard: Switchyard, name: string): Tool {
+  const entry = yard.describeTool(name)!;
+  return {
+    name: entry.name,
+    ...(entry.title !== undefined ? { title: entry.title } : {}),
+    description: entry.description,
+    inputSchema: entry.inputSchema,
+    ...(entry.outputSchema !== undefined ? { outputSchema: entry.outputSchema } : {}),
+    ...(entry.annotations !== undefined ? { annotations: entry.annotations } : {}),
+    _meta: meta(entry.server),
+  };
+}
+
+function unknownTool(name: string, search: ToolSearch): never {
+  throw protocolError(
+    new SwitchyardError(
+      "TOOL_NOT_FOUND",
+      `Unknown tool: ${name}; this gateway (search mode) offers ${search.searchName} and ${CALL_TOOL_NAME}`,
+    ),
+  );
+}
+
+interface CallRoundParts {
+  yard: Switchyard;
+  relay: ClientRelay;
+  server: Server;
+  ctx: ServerContext;
+  identity: Identity;
+  name: string;
+  args: unknown;
+  request: { params: { _meta?: Record<string, unknown> | undefined } };
+}
+
+/**
+ * One round of a tool call: the first starts the call (`yard.callTool`), a retried request (its
+ * `requestState` names the call) hands over the client's answers. The round ends when the call does
+ * (its result) or when the call's server asks the client something (an `input_required` result).
+ */
+async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
+  const { yard, relay, ctx, identity } = parts;
+  const state = ctx.mcpReq.requestState<unknown>();
+  let call: GatewayCall;
+  if (typeof state === "string") {
+    try {
+      call = relay.resume(state, identity.user);
+    } catch (error) {
+      throw protocolError(error);
+    }
+    call.answer(ctx.mcpReq.inputResponses);
+  } else {
+    const entry = yard.describeTool(parts.name);
+    call = relay.start(entry?.server ?? "", identity.user, (started) =>
+      yard.callTool(parts.name, parts.args, {
+        identity,
+        signal: started.abort.signal,
+        onProgress: (progress) => started.progress?.(progress),
+      }),
+    );
+  }
+  const token = parts.request.params._meta?.progressToken;
+  call.progress =
+    token === undefined
+      ? undefined
+      : (progress) =>
+          void ctx.mcpReq
+            .notify({
+              method: "notifications/progress",
+              params: { progressToken: token as string, ...progress },
+            })
+            .catch(() => {});
+  // The client cancels this round (notifications/cancelled, or it went away): the call ends.
+  const cancel = () => call.abort.abort(ctx.mcpReq.signal.reason);
+  if (ctx.mcpReq.signal.aborted) cancel();
+  ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
+  try {
+    for (;;) {
+      const round = await call.next();
+      if (round.done) break;
+      const can = clientCapabilities(parts);
+      const askable = round.questions.filter((question) => canAnswer(question, can));
+      for (const question of round.questions) if (!askable.includes(question)) refuse(question);
+      if (askable.length)
+        return inputRequired({
+          inputRequests: Object.fromEntries(
+            askable.map((question) => [question.key, inputRequestOf(question)]),
+          ),
+          requestState: call.id,
+        }) as unknown as CallToolResult;
+    }
+  } finally {
+    ctx.mcpReq.signal.removeEventListener("abort", cancel);
+    call.progress = undefined;
+  }
+  relay.forget(call);
+  try {
+    return wireResult((await call.result) as ToolResult);
+  } catch (error) {
+    return callFailure(error);
+  }
+}
+
+/** A Switchyard result as MCP sends it (without our `text` rendering). */
+function wireResult(result: ToolResult): CallToolResult {
+  return {
+    content: result.content,
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    ...(result.isError ? { isError: true } : {}),
+  };
+}
+
+/** What the client declared: on its request (2026-07-28) or in its handshake (2025). */
+function clientCapabilities(parts: CallRoundParts): ClientCapabilities {
+  const declared = parts.request.params._meta?.[CLIENT_CAPABILITIES_META_KEY] as
+    | ClientCapabilities
+    | undefined;
+  return declared ?? parts.server.getClientCapabilities() ?? {};
+}
+
+function canAnswer(question: Question, can: ClientCapabilities): boolean {
+  if (question.kind === "sampling") return can.sampling !== undefined;
+  if (can.elicitation === undefined) return false;
+  const mode = (question.params as { mode?: string }).mode ?? "form";
+  const elicitation = can.elicitation as { form?: unknown; url?: unknown };
+  // `elicitation: {}` is form mode alone (the spec's reading of an empty object).
+  return mode === "url"
+    ? elicitation.url !== undefined
+    : elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+/** A question the client cannot answer: elicitation is cancelled, sampling refused. */
+function refuse(question: Question): void {
+  if (question.kind === "elicitation") question.answer({ action: "cancel" });
+  else
+    question.refuse(
+      new SwitchyardError("CAPABILITY_MISSING", "the gateway's client does not offer sampling", {
+        capability: "sampling",
+      }),
+    );
+}
+
+function inputRequestOf(question: Question): InputRequest {
+  if (question.kind === "sampling") return inputRequired.createMessage(question.params as never);
+  const params = question.params as {
+    mode?: string;
+    message: string;
+    url?: string;
+    requestedSchema?: unknown;
+  };
+  if (params.mode === "url")
+    return inputRequired.elicitUrl({ message: params.message, url: params.url ?? "" });
+  return inputRequired.elicit({ message: params.message, requestedSchema: params.requestedSchema as never });
+}
