@@ -5,6 +5,10 @@
 // Everything else is loopback: the suite starts one local test server per scenario.
 //
 //   npm run conformance [-- --check] [--client switchyard|sdk] [--scenario name …] [--jobs n]
+//   npm run conformance -- --server [--check] [--target gateway|everything] [--scenario name …]
+//
+// --server runs the suite's server scenarios instead (conformance/server.mjs): against Switchyard's
+// gateway (`switchyard serve --http`) fronting server-everything, and against server-everything itself.
 //
 // --check exits 1 when a scenario fails for Switchyard that conformance/expected-failures.json does
 // not list (entries that now pass are reported, and do not fail the run; a reason that starts with
@@ -184,6 +188,16 @@ async function pool(tasks, jobs) {
   }
   await Promise.all(Array.from({ length: Math.min(jobs, tasks.length) }, worker));
   return results;
+}
+
+if (process.argv.includes("--server")) {
+  const { runServerMode } = await import("./server.mjs");
+  process.exit(
+    await runServerMode(
+      process.argv.slice(2).filter((arg) => arg !== "--server"),
+      { node22, suiteBin, suiteVersion, NODE22, cache, root, here },
+    ),
+  );
 }
 
 const options = parseArgs(process.argv.slice(2));

@@ -459,3 +459,25 @@ export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 4 * 1024 * 1024;
  * deadline).
  */
 export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;
+
+// --- The gateway's authentication (`gateway.auth`) ----------------------------------------------
+
+/** The claim of an OAuth access token that names its user (`gateway.auth.oauth.userClaim`). */
+export const DEFAULT_GATEWAY_USER_CLAIM = "sub";
+/**
+ * The claim of an OAuth access token that lists its user's roles (`gateway.auth.oauth.rolesClaim`; a
+ * dotted path reaches into an object, as Keycloak's `realm_access.roles`).
+ */
+export const DEFAULT_GATEWAY_ROLES_CLAIM = "roles";
+/**
+ * How far the gateway's clock and the issuer's may disagree when a token's `exp` and `nbf` are checked:
+ * enough for machines kept by NTP, small beside the minutes an access token lives.
+ */
+export const DEFAULT_GATEWAY_CLOCK_SKEW_MS = 30_000;
+/** How long reading the issuer's metadata or its JWKS may take before a token is answered 503 (fixed). */
+export const DEFAULT_GATEWAY_JWKS_TIMEOUT_MS = 5_000;
+/**
+ * The shortest bearer token `gateway.auth.tokens` accepts: a token is a password every client holds, and
+ * a short one can be guessed; `openssl rand -hex 32` makes a good one (fixed).
+ */
+export const DEFAULT_GATEWAY_TOKEN_MIN_CHARS = 16;

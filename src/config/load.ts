@@ -94,6 +94,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (substitutions.length) config.substitutions = substitutions;
   if (top.identity) config.identity = top.identity;
   if (top.policy) config.policy = top.policy;
+  if (top.gateway) config.gateway = top.gateway;
   if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);
   config.roots = (top.roots ?? DEFAULT_ROOTS).map((folder) => path.resolve(baseDir, folder));
   return config;

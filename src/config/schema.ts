@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_GATEWAY_TOKEN_MIN_CHARS } from "./defaults.js";
 import {
   OAUTH_GRANTS,
   type OAuthGrant,
@@ -360,6 +361,79 @@ export const redactSchema = z.strictObject(
   { error: 'expected { "keys"?: [names], "patterns"?: [regular expressions] }' },
 );
 
+// --- gateway.auth: who may use the gateway (src/gateway/auth.ts) -------------------------------
+const httpUrl = (what: string) =>
+  z
+    .string({ error: `expected ${what} (an http(s) URL)` })
+    .refine((url) => /^https?:\/\//i.test(url) && URL.canParse(url), {
+      error: `expected ${what} (an http(s) URL)`,
+    });
+const gatewayTokenSchema = z.strictObject(
+  {
+    token: z
+      .string({ error: "expected the token (a string, best read from an environment variable)" })
+      .min(
+        DEFAULT_GATEWAY_TOKEN_MIN_CHARS,
+        `expected a token of at least ${DEFAULT_GATEWAY_TOKEN_MIN_CHARS} characters (make one with: openssl rand -hex 32)`,
+      )
+      .regex(
+        /^[A-Za-z0-9\-._~+/]+=*$/,
+        "expected a token of letters, digits and -._~+/ (a bearer token's characters)",
+      ),
+    user: z.string({ error: "expected the user's id (a string)" }).min(1, "expected a non-empty user id"),
+    roles: stringArray.optional(),
+    attributes: stringMap.optional(),
+  },
+  { error: 'expected { "token": secret, "user": id, "roles"?: [names], "attributes"?: { key: value } }' },
+);
+/** The gateway's OAuth 2.1 resource-server mode: access tokens are JWTs of `issuer`, checked against its JWKS. */
+const gatewayOAuthSchema = z.strictObject(
+  {
+    issuer: httpUrl("the authorization server's issuer"),
+    jwksUri: httpUrl("the issuer's JWKS URL").optional(),
+    resource: httpUrl("the gateway's URL as clients reach it").optional(),
+    audience: z.string({ error: "expected the audience tokens must name (a string)" }).min(1).optional(),
+    scopes: stringArray.optional(),
+    userClaim: z.string({ error: "expected a claim name" }).min(1).optional(),
+    rolesClaim: z
+      .string({ error: "expected a claim name (a dotted path reaches into an object)" })
+      .min(1)
+      .optional(),
+    attributeClaims: stringArray.optional(),
+    algorithms: stringArray.optional(),
+  },
+  { error: 'expected { "issuer": URL, "jwksUri"?, "resource"?, "audience"?, "scopes"?, "rolesClaim"?, … }' },
+);
+export const gatewayAuthSchema = z
+  .strictObject(
+    {
+      tokens: z.array(gatewayTokenSchema, { error: "expected a list of tokens" }).optional(),
+      oauth: gatewayOAuthSchema.optional(),
+    },
+    { error: 'expected { "tokens": [ { "token", "user", "roles" } ] } or { "oauth": { "issuer", … } }' },
+  )
+  .refine((auth) => auth.tokens !== undefined || auth.oauth !== undefined, {
+    error: 'expected "tokens" (bearer tokens) or "oauth" (an issuer\'s access tokens)',
+  })
+  .refine((auth) => new Set(auth.tokens?.map((entry) => entry.token)).size === (auth.tokens?.length ?? 0), {
+    error: "expected each token once: two entries have the same token",
+  });
+/** A `gateway.auth` section: static bearer tokens, an OAuth issuer's access tokens, or both. */
+export type GatewayAuthSection = z.infer<typeof gatewayAuthSchema>;
+
+/** The `gateway` section: how `switchyard serve` serves the fleet. */
+export const gatewaySchema = z.strictObject(
+  {
+    mode: z.enum(["all", "search"], { error: 'expected "all" or "search"' }).optional(),
+    host: z.string({ error: "expected the address to listen on" }).min(1, "expected an address").optional(),
+    auth: gatewayAuthSchema.optional(),
+    allowedHosts: stringArray.optional(),
+    allowedOrigins: stringArray.optional(),
+  },
+  { error: 'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"? }' },
+);
+export type GatewaySection = z.infer<typeof gatewaySchema>;
+
 /** The top level of a config file, before server entries are checked one by one. */
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
@@ -384,6 +458,7 @@ export const configFileSchema = z.object({
   store: storeSchema.optional(),
   identity: identitySchema.optional(),
   policy: policySchema.optional(),
+  gateway: gatewaySchema.optional(),
   roots: z
     .array(z.string().min(1, "expected a non-empty folder path"), {
       error: 'expected a list of folders, such as ["./data"]',
@@ -477,6 +552,8 @@ export interface SwitchyardConfig {
   identity?: IdentitySection;
   /** Who may call what (calls/policy.ts); absent: every call is allowed. */
   policy?: PolicySection;
+  /** How `switchyard serve` serves the fleet: mode, who may use it (`auth`), accepted Host/Origin names. */
+  gateway?: GatewaySection;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
   /** Absolute folders offered to servers as roots (`roots/list`); absent: `baseDir` alone. */

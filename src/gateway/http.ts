@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_MAX_BODY_BYTES } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
+import type { GatewayAuth } from "./auth.js";
 import type { Gateway } from "./gateway.js";
+import { createHttpGuard } from "./http-guard.js";
 
 /** Options of {@link listenHttp}. */
 export interface ListenOptions {
@@ -14,6 +16,12 @@ export interface ListenOptions {
   maxBodyBytes?: number;
   /** Told of requests that failed in the adapter (not MCP errors: those are answers). */
   onError?: (error: unknown) => void;
+  /** Host header names accepted besides the loopback ones (DNS-rebinding protection: http-guard.ts). */
+  allowedHosts?: readonly string[];
+  /** Browser Origin hostnames accepted besides the loopback ones. */
+  allowedOrigins?: readonly string[];
+  /** OAuth mode: the protected resource metadata is served from it (`/.well-known/oauth-protected-resource`). */
+  auth?: Pick<GatewayAuth, "metadata">;
 }
 
 /** A listening gateway: its URL (`http://host:port/mcp`) and how to stop it. */
@@ -33,7 +41,14 @@ export interface HttpListener extends AsyncDisposable {
 export async function listenHttp(gateway: Gateway, options: ListenOptions): Promise<HttpListener> {
   const host = options.host ?? DEFAULT_GATEWAY_HOST;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_GATEWAY_MAX_BODY_BYTES;
-  const handle = (request: Request) => gateway.handle(request);
+  const guard = createHttpGuard({
+    host,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
+  // Host and Origin first (a rebound page gets nothing, not even a challenge), then the metadata route.
+  const handle = async (request: Request) =>
+    guard.check(request) ?? options.auth?.metadata(request) ?? (await gateway.handle(request));
   const server = createServer((req, res) => {
     void serve(handle, req, res, maxBodyBytes).catch((error) => {
       options.onError?.(error);
