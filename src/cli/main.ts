@@ -17,6 +17,7 @@ import {
 import { registerRouteCommands } from "./commands/route.js";
 import { runCommand } from "./commands/run.js";
 import { runShowCommand, runsCommand, sessionsCommand } from "./commands/runs.js";
+import { type ServeFlags, serveCommand } from "./commands/serve.js";
 import { type ServersFlags, serversCommand } from "./commands/servers.js";
 import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
@@ -188,6 +189,22 @@ function program(): Command {
     .option("-n, --lines <n>", "how many rows (default 20)")
     .option("--follow", "keep printing rows as they are appended, until interrupted")
     .action(run((ctx, flags: { lines?: string; follow?: boolean }) => auditTailCommand(ctx, flags)));
+  cli
+    .command("serve")
+    .description(
+      "serve the whole fleet as one MCP server: --stdio for a host that starts it, or --http <port>",
+    )
+    .option("--stdio", "speak MCP on stdin/stdout (Claude Desktop, Cursor, VS Code start it so)")
+    .option("--http <port>", "serve Streamable HTTP on this port (0: any free one)")
+    .option("--host <address>", "the address --http listens on (default 127.0.0.1: this machine only)")
+    .addOption(
+      new Option(
+        "--mode <mode>",
+        "all tools, or search_tools + call_tool (default: the config's gateway.mode, else all)",
+      ).choices(["all", "search"]),
+    )
+    .option("--print-config", "print the hosts' config snippets for this gateway and exit")
+    .action(run((ctx, flags: ServeFlags) => serveCommand(ctx, flags)));
   registerRouteCommands(cli, run);
   oneLineErrors(cli);
   return cli;

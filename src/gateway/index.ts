@@ -1,4 +1,11 @@
 // The gateway: the whole fleet of a Switchyard as one MCP server (stdio, Streamable HTTP).
+
+export {
+  DEFAULT_GATEWAY_HOST,
+  DEFAULT_GATEWAY_MAX_BODY_BYTES,
+  DEFAULT_GATEWAY_MODE,
+  DEFAULT_GATEWAY_PATH,
+} from "../config/defaults.js";
 export {
   type Authenticate,
   createGateway,

@@ -222,11 +222,10 @@ function wireResult(result: ToolResult): CallToolResult {
   };
 }
 
-/** What the client declared: on its request (2026-07-28) or in its handshake (2025). */
+/** What the client declared: on its request (2026-07-28, the `_meta` envelope) or in its handshake (2025). */
 function clientCapabilities(parts: CallRoundParts): ClientCapabilities {
-  const declared = parts.request.params._meta?.[CLIENT_CAPABILITIES_META_KEY] as
-    | ClientCapabilities
-    | undefined;
+  const envelope = parts.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
   return declared ?? parts.server.getClientCapabilities() ?? {};
 }
 

@@ -1,0 +1,139 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  ClientRelay,
+  createGateway,
+  DEFAULT_GATEWAY_HOST,
+  type Gateway,
+  type GatewayMode,
+  listenHttp,
+} from "../../gateway/index.js";
+import { Switchyard } from "../../index.js";
+import type { CommandContext } from "../context.js";
+import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { PACKAGE_VERSION } from "../version.js";
+
+/** Flags of `switchyard serve`. */
+export interface ServeFlags {
+  stdio?: boolean;
+  http?: string;
+  host?: string;
+  mode?: string;
+  printConfig?: boolean;
+}
+
+/** Exit codes for the signals that end serving (128 + the signal's number). */
+const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `switchyard serve --stdio | --http <port> [--host] [--mode all|search]`: the whole fleet as one MCP
+ * server, until the client goes (stdio: stdin ends) or a signal comes. `--print-config` prints the
+ * hosts' config snippets for it on stdout and exits.
+ */
+export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Promise<number> {
+  const http = flags.http !== undefined ? parsePort(flags.http) : undefined;
+  if (flags.printConfig) {
+    ctx.out.result(hostConfigs(ctx, flags, http));
+    return EXIT_OK;
+  }
+  if (flags.stdio === (http !== undefined))
+    throw new CliError(
+      "serve needs one of --stdio (for a host that starts it, such as Claude Desktop) or --http <port>",
+      EXIT_USAGE,
+    );
+  if (flags.host !== undefined && http === undefined)
+    throw new CliError("--host goes with --http <port> (stdio has no address)", EXIT_USAGE);
+  const config = ctx.loadConfig();
+  const mode = parseMode(flags.mode ?? config.gateway?.mode);
+  const relay = new ClientRelay();
+  const store = await ctx.store().catch((error) => {
+    if (config.store !== undefined) throw error;
+    ctx.logger.warn({}, `runs are not recorded: ${(error as Error).message}`);
+    return undefined;
+  });
+  const yard = await Switchyard.connect(config, {
+    ...relay.switchyardOptions({ logger: ctx.logger }),
+    identity: ctx.identity(),
+    ...(store ? { store } : {}),
+  });
+  const gateway = createGateway(yard, { mode, relay, version: PACKAGE_VERSION });
+  // Until the client goes (stdio) or a signal comes: then everything is closed in order.
+  let stop!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => {
+    stop = resolve;
+  });
+  ctx.handleInterrupts((signal) => {
+    stop(SIGNAL_EXIT[signal] ?? 1);
+    return true;
+  });
+  let closeListener: (() => Promise<void>) | undefined;
+  try {
+    if (http !== undefined) {
+      const listener = await listenHttp(gateway, {
+        port: http,
+        host: flags.host ?? DEFAULT_GATEWAY_HOST,
+        onError: (error) => ctx.logger.warn({}, `http: ${(error as Error).message}`),
+      });
+      closeListener = listener.close;
+      process.stderr.write(
+        `switchyard: serving ${yard.tools().length} tools (${mode} mode) at ${listener.url}\n`,
+      );
+      if (process.stderr.isTTY) process.stderr.write(`${hostConfigs(ctx, flags, listener.port)}\n`);
+    } else {
+      if (process.stderr.isTTY) process.stderr.write(`${hostConfigs(ctx, flags, undefined)}\n`);
+      const { closed } = await gateway.connectStdio();
+      void closed.then(() => stop(EXIT_OK));
+    }
+    return await stopped;
+  } finally {
+    await closeListener?.();
+    await closeAll(gateway, yard);
+    if (http === undefined) process.stdin.destroy(); // nothing more is read: let the process end
+  }
+}
+
+async function closeAll(gateway: Gateway, yard: Switchyard): Promise<void> {
+  await gateway.close();
+  await yard.close();
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535)
+    throw new CliError(`--http needs a TCP port from 0 to 65535 (got "${value}")`, EXIT_USAGE);
+  return port;
+}
+
+function parseMode(mode: string | undefined): GatewayMode {
+  if (mode === undefined || mode === "all" || mode === "search") return mode ?? "all";
+  throw new CliError(`--mode must be all or search (got "${mode}")`, EXIT_USAGE);
+}
+
+/**
+ * The config snippets that make a host start (stdio) or reach (HTTP) this gateway: Claude Desktop and
+ * Cursor (`mcpServers`), VS Code (`servers`), with the absolute paths of node, the CLI and the config.
+ */
+export function hostConfigs(ctx: CommandContext, flags: ServeFlags, port: number | undefined): string {
+  const cli = path.resolve(fileURLToPath(new URL("../main.js", import.meta.url)));
+  const config = ctx.configFile();
+  const mode = flags.mode !== undefined ? ["--mode", flags.mode] : [];
+  if (port === undefined) {
+    const args = [cli, "--config", config, "serve", "--stdio", ...mode];
+    const launch = { command: process.execPath, args };
+    return [
+      "Claude Desktop (claude_desktop_config.json) or Cursor (~/.cursor/mcp.json):",
+      JSON.stringify({ mcpServers: { switchyard: launch } }, null, 2),
+      "VS Code (.vscode/mcp.json):",
+      JSON.stringify({ servers: { switchyard: { type: "stdio", ...launch } } }, null, 2),
+    ].join("\n");
+  }
+  const host = flags.host ?? DEFAULT_GATEWAY_HOST;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}/mcp`;
+  return [
+    "Cursor (~/.cursor/mcp.json):",
+    JSON.stringify({ mcpServers: { switchyard: { url } } }, null, 2),
+    "VS Code (.vscode/mcp.json):",
+    JSON.stringify({ servers: { switchyard: { type: "http", url } } }, null, 2),
+    `MCP Inspector: npx @modelcontextprotocol/inspector --cli ${url} --transport http --method tools/list`,
+  ].join("\n");
+}
