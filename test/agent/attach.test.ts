@@ -9,7 +9,7 @@ import type { Script } from "../../src/testing/scripted-reply.js";
 import { NODE, ROOT, runCli } from "../helpers.js";
 
 const RESOURCE_SERVER = `${ROOT}test/fixtures/resource-server.mjs`;
-const notes = (name: string) => ({ command: NODE, args: [RESOURCE_SERVER, "--name", name] });
+const notes = (name: string) => ({ command: NODE, args: [RESOURCE_SERVER, "--name", name, "--big"] });
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
