@@ -7,6 +7,12 @@ export {
   DEFAULT_GATEWAY_PATH,
 } from "../config/defaults.js";
 export {
+  createGatewayAuth,
+  type GatewayAuth,
+  type GatewayAuthOptions,
+  PROTECTED_RESOURCE_METADATA_PATH,
+} from "./auth.js";
+export {
   type Authenticate,
   createGateway,
   type Gateway,
@@ -14,5 +20,6 @@ export {
   type GatewayOptions,
 } from "./gateway.js";
 export { type HttpListener, type ListenOptions, listenHttp } from "./http.js";
+export { createHttpGuard, type HttpGuardOptions, isLoopbackHost } from "./http-guard.js";
 export { ClientRelay, type ServerLog } from "./relay.js";
 export { CALL_TOOL_NAME, SEARCH_TOOLS_NAME } from "./search.js";

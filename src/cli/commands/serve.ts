@@ -3,9 +3,11 @@ import { fileURLToPath } from "node:url";
 import {
   ClientRelay,
   createGateway,
+  createGatewayAuth,
   DEFAULT_GATEWAY_HOST,
   type Gateway,
   type GatewayMode,
+  isLoopbackHost,
   listenHttp,
 } from "../../gateway/index.js";
 import { Switchyard } from "../../index.js";
@@ -56,7 +58,17 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     identity: ctx.identity(),
     ...(store ? { store } : {}),
   });
-  const gateway = createGateway(yard, { mode, relay, version: PACKAGE_VERSION });
+  // gateway.auth: who may use the HTTP face (the token's audience is the URL it listens on, known below).
+  let resourceUrl = "";
+  const auth = config.gateway?.auth
+    ? createGatewayAuth(config.gateway.auth, { resourceUrl: () => resourceUrl })
+    : undefined;
+  const gateway = createGateway(yard, {
+    mode,
+    relay,
+    version: PACKAGE_VERSION,
+    ...(auth ? { authenticate: auth.authenticate } : {}),
+  });
   // Until the client goes (stdio) or a signal comes: then everything is closed in order.
   let stop!: (code: number) => void;
   const stopped = new Promise<number>((resolve) => {
@@ -69,12 +81,21 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
   let closeListener: (() => Promise<void>) | undefined;
   try {
     if (http !== undefined) {
+      const host = flags.host ?? config.gateway?.host ?? DEFAULT_GATEWAY_HOST;
       const listener = await listenHttp(gateway, {
         port: http,
-        host: flags.host ?? DEFAULT_GATEWAY_HOST,
+        host,
         onError: (error) => ctx.logger.warn({}, `http: ${(error as Error).message}`),
+        ...(config.gateway?.allowedHosts ? { allowedHosts: config.gateway.allowedHosts } : {}),
+        ...(config.gateway?.allowedOrigins ? { allowedOrigins: config.gateway.allowedOrigins } : {}),
+        ...(auth ? { auth } : {}),
       });
       closeListener = listener.close;
+      resourceUrl = listener.url;
+      if (!auth && !isLoopbackHost(host))
+        process.stderr.write(
+          `switchyard: warning: ${host} is not a loopback address and the config has no gateway.auth: anyone who reaches it may call every tool; set gateway.auth (tokens or oauth)\n`,
+        );
       process.stderr.write(
         `switchyard: serving ${yard.tools().length} tools (${mode} mode) at ${listener.url}\n`,
       );
