@@ -17,7 +17,7 @@ interface Seen {
   tools: string[];
   resources: string[];
   prompts: string[];
-  logs: Array<{ level: string; logger?: string; data: unknown }>;
+  logs: Array<{ level: string; logger?: string | undefined; data: unknown }>;
   elicitations: string[];
   samplings: string[];
 }
@@ -28,16 +28,19 @@ function answering(seen: Seen) {
     client: {
       listChanged: {
         tools: {
-          onChanged: (_error: Error | null, items: Array<{ name: string }> | null) =>
-            void (seen.tools = (items ?? []).map((item) => item.name)),
+          onChanged: (_error: Error | null, items: Array<{ name: string }> | null) => {
+            seen.tools = (items ?? []).map((item) => item.name);
+          },
         },
         resources: {
-          onChanged: (_error: Error | null, items: Array<{ uri: string }> | null) =>
-            void (seen.resources = (items ?? []).map((item) => item.uri)),
+          onChanged: (_error: Error | null, items: Array<{ uri: string }> | null) => {
+            seen.resources = (items ?? []).map((item) => item.uri);
+          },
         },
         prompts: {
-          onChanged: (_error: Error | null, items: Array<{ name: string }> | null) =>
-            void (seen.prompts = (items ?? []).map((item) => item.name)),
+          onChanged: (_error: Error | null, items: Array<{ name: string }> | null) => {
+            seen.prompts = (items ?? []).map((item) => item.name);
+          },
         },
       },
     },
