@@ -20,6 +20,7 @@ import { contextBudget } from "./scenarios/context-budget.js";
 import { latency } from "./scenarios/latency.js";
 import { memory } from "./scenarios/memory.js";
 import { policyDecisions } from "./scenarios/policy.js";
+import { recorderCost } from "./scenarios/recorder.js";
 import { routing } from "./scenarios/routing.js";
 import { throughput } from "./scenarios/throughput.js";
 import { HttpServerPool, stdioServers } from "./servers/servers.js";
@@ -144,6 +145,18 @@ const SCENARIOS: Scenario[] = [
         title: "Policy decisions (issue 14): one call's decision and one tool's listing, over 1,000 rules",
         rules: 1_000,
         decisions: context.quick ? 2_000 : 20_000,
+      }),
+  },
+  {
+    id: "recorder",
+    run: (context) =>
+      recorderCost(context, {
+        id: "recorder",
+        title:
+          "Recorder cost per call (issue 14): Switchyard.connect(config, { store }) vs recording off, stdio",
+        block: 200,
+        warmup: 200,
+        policy: { min: 8, max: 20, budgetMs: 45 * SECOND },
       }),
   },
   {
