@@ -105,7 +105,11 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
 
   const keep = (server: Server) => {
     live.add(server);
-    server.onclose = () => live.delete(server);
+    const onclose = server.onclose;
+    server.onclose = () => {
+      onclose?.();
+      live.delete(server);
+    };
     return server;
   };
   const stops = [

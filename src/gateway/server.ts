@@ -15,6 +15,7 @@ import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError } from "./errors.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
+import { ClientSubscriptions } from "./subscriptions.js";
 
 /** What every server instance of one gateway shares. */
 export interface GatewayParts {
@@ -37,7 +38,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
   const server = new Server(parts.info, {
     capabilities: {
       tools: { listChanged: true },
-      resources: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
       prompts: { listChanged: true },
       logging: {},
     },
@@ -82,6 +83,23 @@ export function buildGatewayServer(parts: GatewayParts): Server {
     } catch (error) {
       throw protocolError(error);
     }
+  });
+  const subscriptions = new ClientSubscriptions(
+    yard,
+    (uri) => void server.sendResourceUpdated({ uri }).catch(() => {}),
+  );
+  server.onclose = () => void subscriptions.close();
+  server.setRequestHandler("resources/subscribe", async (request) => {
+    try {
+      await subscriptions.subscribe(request.params.uri);
+      return {};
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+  server.setRequestHandler("resources/unsubscribe", async (request) => {
+    await subscriptions.unsubscribe(request.params.uri);
+    return {};
   });
   server.setRequestHandler("prompts/list", () => ({
     prompts: yard.prompts().map((prompt) => ({

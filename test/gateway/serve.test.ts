@@ -165,6 +165,31 @@ describe.each(VARIANTS)("switchyard serve over $name", ({ transport, era }) => {
     await vi.waitFor(() => expect(seen.prompts).toContain(`notes_p_${tag}`), { timeout: 10_000 });
   });
 
+  it.runIf(era === "legacy")(
+    "subscribes to resources on their server and passes updates on; a URI no server lists yet waits for one",
+    async () => {
+      const updated: string[] = [];
+      client.setNotificationHandler("notifications/resources/updated", (notification) => {
+        updated.push(notification.params.uri);
+      });
+      await client.subscribeResource({ uri: "notes://notes/readme" });
+      await client.callTool({ name: "notes_touch", arguments: { uri: "notes://notes/readme" } });
+      await vi.waitFor(() => expect(updated).toContain("notes://notes/readme"), { timeout: 10_000 });
+      const later = `notes://notes/note/later_${tag}`;
+      await client.subscribeResource({ uri: later });
+      await client.callTool({ name: "notes_add_note", arguments: { id: `later_${tag}`, text: "now" } });
+      // Once the server lists it, the gateway subscribes there: a touch comes through.
+      await vi.waitFor(
+        async () => {
+          await client.callTool({ name: "notes_touch", arguments: { uri: later } });
+          expect(updated).toContain(later);
+        },
+        { timeout: 10_000 },
+      );
+      await client.unsubscribeResource({ uri: "notes://notes/readme" });
+    },
+  );
+
   it("forwards the server's progress to the client", async () => {
     const progress: number[] = [];
     const result = await client.callTool(
