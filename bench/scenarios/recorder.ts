@@ -39,10 +39,18 @@ interface Variant {
   skipped?: string;
 }
 
-/** A store whose writes can be waited for: the real one, with each write's promise kept until it settles. */
-function tracked(store: Store): { store: Store; drained: () => Promise<void> } {
+/**
+ * A store whose writes can be waited for: the real one, with each write's promise kept until it
+ * settles, and the time spent inside `record` and `append` until they return (SQLite's whole write;
+ * PostgreSQL's hand-over to its pool) added up.
+ */
+function tracked(store: Store): { store: Store; drained: () => Promise<void>; busyMs: () => number } {
   const pending = new Set<Promise<unknown>>();
-  const track = <T>(promise: Promise<T>): Promise<T> => {
+  let busyMs = 0;
+  const track = <T>(write: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const promise = write();
+    busyMs += performance.now() - started;
     pending.add(promise);
     void promise.finally(() => pending.delete(promise)).catch(() => {});
     return promise;
@@ -50,8 +58,10 @@ function tracked(store: Store): { store: Store; drained: () => Promise<void> } {
   // A proxy, not a copy: the store's methods run on the store itself (its private fields).
   const wrapped = new Proxy(store, {
     get(target, key) {
-      if (key === "record") return (events: Parameters<Store["record"]>[0]) => track(target.record(events));
-      if (key === "append") return (entry: Parameters<Store["append"]>[0]) => track(target.append(entry));
+      if (key === "record")
+        return (events: Parameters<Store["record"]>[0]) => track(() => target.record(events));
+      if (key === "append")
+        return (entry: Parameters<Store["append"]>[0]) => track(() => target.append(entry));
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -61,6 +71,7 @@ function tracked(store: Store): { store: Store; drained: () => Promise<void> } {
     drained: async () => {
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
+    busyMs: () => busyMs,
   };
 }
 
@@ -96,6 +107,9 @@ interface Running {
   yard: Switchyard;
   store?: Store;
   drained: () => Promise<void>;
+  busyMs: () => number;
+  /** Time inside the store's `record` and `append` during the measured blocks, ms. */
+  inStoreMs: number;
   /** Each call, ms. */
   calls: number[];
   /** Each block from its first call to its last write, ms per call. */
@@ -166,6 +180,8 @@ export async function recorderCost(
         variant,
         yard,
         drained: opened?.drained ?? (async () => {}),
+        busyMs: opened?.busyMs ?? (() => 0),
+        inStoreMs: 0,
         calls: [],
         drainedPerCall: [],
         measured: 0,
@@ -180,6 +196,7 @@ export async function recorderCost(
         if (run.error) continue;
         try {
           const blockStarted = performance.now();
+          const busyBefore = run.busyMs();
           for (let i = 0; i < options.block; i += 1) {
             const started = performance.now();
             await run.yard.callTool("s0_echo", { text: "ping" });
@@ -187,6 +204,7 @@ export async function recorderCost(
           }
           await run.drained();
           run.drainedPerCall.push((performance.now() - blockStarted) / options.block);
+          run.inStoreMs += run.busyMs() - busyBefore;
           run.measured += options.block;
         } catch (error) {
           run.error = (error as Error).message;
@@ -230,6 +248,7 @@ export async function recorderCost(
       "block µs/call",
       "×off",
       "+µs",
+      "in store µs/call",
       "written",
     ];
     const cells: string[][] = [];
@@ -259,6 +278,7 @@ export async function recorderCost(
         µs(block),
         times(block, base.block),
         plus(block - base.block),
+        run.store ? µs(run.inStoreMs / run.measured) : "",
         extra,
       ];
       cells.push(line);
@@ -268,7 +288,7 @@ export async function recorderCost(
         median: p50,
         p99,
         samples: run.calls.length,
-        extra: `p50 ${line[2]} off (${line[3]} µs/call), p99 ${line[5]} (${line[6]} µs); block ${line[7]} µs/call, ${line[8]} off (${line[9]} µs); ${extra}`,
+        extra: `p50 ${line[2]} off (${line[3]} µs/call), p99 ${line[5]} (${line[6]} µs); block ${line[7]} µs/call, ${line[8]} off (${line[9]} µs); in store ${line[10] || 0} µs/call; ${extra}`,
       });
     }
     const widths = header.map((title, column) =>
@@ -288,7 +308,7 @@ export async function recorderCost(
       id: options.id,
       title: options.title,
       unit: "ms",
-      method: `${count} rounds × ${options.block} sequential calls per variant after ${options.warmup} warm-up calls, variants interleaved, one stdio SDK echo server each; p50/p99 of each call alone, "block" = a block from its first call to its last write done, per call (median over blocks)`,
+      method: `${count} rounds × ${options.block} sequential calls per variant after ${options.warmup} warm-up calls, variants interleaved, one stdio SDK echo server each; p50/p99 of each call alone, "block" = a block from its first call to its last write done, per call (median over blocks); "in store" = time inside the store's record and append until they return (SQLite: the whole write; PostgreSQL: handing it to the pool)`,
       rows,
       table: lines.join("\n"),
     };
