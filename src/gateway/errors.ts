@@ -9,11 +9,14 @@ const INTERNAL_ERROR = -32603;
 const RESOURCE_NOT_FOUND = -32002;
 
 /**
- * Failures of a call that the model (through the client) can act on: the call was made, the answer is
- * "not now" or "not allowed". They go back as tool results with `isError: true` and the message, because
- * hosts show tool errors to the model, while a JSON-RPC error usually ends the host's turn.
+ * Failures of a call that the model (through the client) can act on: the call was made, or refused for
+ * its arguments, and the answer is "fix the arguments", "not now" or "not allowed". They go back as tool
+ * results with `isError: true` and the message (bad arguments: what was wrong and what the tool takes),
+ * as the 2025-11-25 spec says for input validation (SEP-1303: so models can correct themselves), and
+ * because hosts show tool errors to the model while a JSON-RPC error usually ends the host's turn.
  */
 const TOOL_ERROR_CODES = new Set([
+  "INVALID_ARGUMENTS",
   "TIMEOUT",
   "SERVER_UNAVAILABLE",
   "SERVER_ERROR",
@@ -28,9 +31,8 @@ const TOOL_ERROR_CODES = new Set([
 
 /**
  * A failed `tools/call` as the client gets it: a tool error result (see {@link TOOL_ERROR_CODES}), or a
- * JSON-RPC error — an unknown tool and bad arguments are `-32602` (Invalid params, as the spec's
- * example for an unknown tool), an error the server itself answered with keeps its code, anything
- * else `-32603`.
+ * JSON-RPC error — an unknown tool is `-32602` (Invalid params: the spec's protocol error for unknown
+ * tools), an error the server itself answered with keeps its code, anything else `-32603`.
  */
 export function callFailure(error: unknown): CallToolResult {
   if (isSwitchyardError(error) && TOOL_ERROR_CODES.has(error.code) && error.rpcCode === undefined)

@@ -62,7 +62,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
         if (name !== CALL_TOOL_NAME) unknownTool(name, search);
         ({ name, args } = search.target(args));
       } catch (error) {
-        throw protocolError(error);
+        return callFailure(error);
       }
     }
     return callRound({ yard, relay, server, ctx, identity, name, args, request });

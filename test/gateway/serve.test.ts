@@ -250,14 +250,15 @@ describe.each(VARIANTS)("switchyard serve over $name", ({ transport, era }) => {
     );
   });
 
-  it("maps failures: unknown tool and bad arguments are -32602, tool errors and timeouts are tool errors", async () => {
+  it("maps failures: an unknown tool is -32602; bad arguments, tool errors and timeouts are tool errors", async () => {
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining("no_such_tool"),
     });
-    await expect(
-      client.callTool({ name: "everything_get-sum", arguments: { a: "many", b: 1 } }),
-    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("a") });
+    // Input validation is a tool execution error (2025-11-25, SEP-1303): the model reads what to fix.
+    const bad = await client.callTool({ name: "everything_get-sum", arguments: { a: "many", b: 1 } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^INVALID_ARGUMENTS: .*get-sum.*\ba\b/);
     const failed = await client.callTool({
       name: "fault_work",
       arguments: { id: `e_${tag}`, fault: "error" },
