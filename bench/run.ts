@@ -17,6 +17,7 @@ import { agentOverhead } from "./scenarios/agent.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import type { ScenarioContext } from "./scenarios/context.js";
 import { contextBudget } from "./scenarios/context-budget.js";
+import { gatewayBench } from "./scenarios/gateway.js";
 import { latency } from "./scenarios/latency.js";
 import { memory } from "./scenarios/memory.js";
 import { policyDecisions } from "./scenarios/policy.js";
@@ -34,6 +35,9 @@ const PACKAGES = [
   "@langchain/mcp-adapters",
   "@langchain/core",
   "@ai-sdk/mcp",
+  "supergateway",
+  "mcp-proxy",
+  "mcp-hub",
 ];
 const IN_FLIGHT = 64;
 const SECOND = 1_000;
@@ -158,6 +162,20 @@ const SCENARIOS: Scenario[] = [
         block: 50,
         warmup: 200,
         policy: { min: 20, max: 80, budgetMs: 45 * SECOND },
+      }),
+  },
+  {
+    id: "gateway",
+    run: (context) =>
+      gatewayBench(context, {
+        id: "gateway",
+        title:
+          "The gateway (issue 15): Switchyard serve, supergateway, mcp-proxy and mcp-hub fronting the same stdio echo server",
+        block: 100,
+        warmup: 200,
+        inFlight: IN_FLIGHT,
+        wavesPerRound: 5,
+        policy: { min: 5, max: 15, budgetMs: 60 * SECOND },
       }),
   },
   {

@@ -1,0 +1,221 @@
+// Scale-out without sticky sessions: two `switchyard serve --http` replicas (one config, the PostgreSQL
+// store) behind a real nginx (round-robin, a non-daemon child with a config and folders of its own). A
+// stateless (2026-07-28) SDK client keeps calling while one replica is SIGKILLed: no call fails. A
+// 2025-11-25 session client through the same round-robin is shown what it gets: its session lives in
+// the replica that created it, so a request the balancer sends to the other one is 404 "Session not found".
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, NODE, SDK_SERVER } from "../helpers.js";
+
+const POSTGRES_URL = process.env.SWITCHYARD_TEST_POSTGRES_URL;
+const NGINX = spawnSync("sh", ["-c", "command -v nginx"], { encoding: "utf8" }).stdout.trim();
+const missing = [
+  ...(NGINX ? [] : ["nginx is not installed (apt-get install -y nginx)"]),
+  ...(POSTGRES_URL
+    ? []
+    : ["SWITCHYARD_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL and sets it)"]),
+].join("; ");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Start a process and resolve once `ready` matches its stderr (or its output, for nginx: a request). */
+function start(command: string, args: string[], ready: RegExp, dir: string): Promise<ChildProcess> {
+  const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let seen = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start: ${seen}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (ready.test(seen)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${signal ?? code}) before it was ready: ${seen}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** nginx in the foreground, one process, everything it writes under `dir`; round-robin over `upstreams`. */
+function nginxConfig(dir: string, port: number, upstreams: number[]): string {
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
+    .map((kind) => `  ${kind}_temp_path ${join(dir, `${kind}-temp`)};`)
+    .join("\n");
+  return `daemon off;
+master_process off;
+pid ${join(dir, "nginx.pid")};
+error_log ${join(dir, "error.log")} warn;
+events { worker_connections 512; }
+http {
+  log_format upstream '$upstream_addr $status $request_method';
+  access_log ${join(dir, "access.log")} upstream;
+${temp}
+  upstream switchyard {
+${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=60s;`).join("\n")}
+    keepalive 16;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://switchyard;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      # The client's Host goes through: the replicas check it (DNS-rebinding protection; nginx's own
+      # default, the upstream's name, is refused unless listed in gateway.allowedHosts).
+      proxy_set_header Host $http_host;
+      proxy_buffering off;
+      proxy_connect_timeout 2s;
+      proxy_read_timeout 60s;
+      # A replica that is gone (refused, reset, 502) is skipped for the next one, POSTs included: a call
+      # in flight on a killed replica is sent again to another (at-least-once for that one call).
+      proxy_next_upstream error timeout http_502 http_503 non_idempotent;
+    }
+  }
+}
+`;
+}
+
+describe.skipIf(missing !== "")(
+  `two gateway replicas behind nginx${missing ? ` (skipped: ${missing})` : ""}`,
+  () => {
+    let dir: string;
+    let replicas: ChildProcess[] = [];
+    let ports: number[] = [];
+    let nginx: ChildProcess | undefined;
+    let url: string;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), "switchyard-replicas-"));
+      const config = join(dir, "switchyard.config.json");
+      writeFileSync(
+        config,
+        JSON.stringify({
+          mcpServers: { sdk: { command: NODE, args: [SDK_SERVER, "--tools", "echo"] } },
+          store: { url: POSTGRES_URL },
+        }),
+      );
+      ports = [await freePort(), await freePort()];
+      replicas = await Promise.all(
+        ports.map((port) =>
+          start(NODE, [CLI, "--config", config, "serve", "--http", String(port)], /serving .* at http/, dir),
+        ),
+      );
+      const front = await freePort();
+      writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, front, ports));
+      nginx = spawn(NGINX, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log")], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      url = `http://127.0.0.1:${front}/mcp`;
+      for (let tries = 0; ; tries += 1) {
+        try {
+          await fetch(url, { method: "GET" });
+          break;
+        } catch (error) {
+          if (tries > 100 || nginx.exitCode !== null)
+            throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8")}`, {
+              cause: error,
+            });
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    }, 60_000);
+
+    afterAll(async () => {
+      await stop(nginx);
+      await Promise.all(replicas.map((replica) => stop(replica)));
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Which replica answered each request so far, from nginx's access log. */
+    const served = () =>
+      readFileSync(join(dir, "access.log"), "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split(" ")[0]!);
+
+    it("a 2025-11-25 session client sees 404 Session not found when round-robin sends it to the other replica", async () => {
+      // Its session lives in the memory of the replica that answered its initialize; the balancer sends
+      // its next requests to either replica. (Without a kill: this is what it sees behind any round-robin.)
+      const client = new Client({ name: "replicas-2025", version: "0" });
+      const seen: string[] = [];
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      client.onerror = (error) => seen.push(error.message);
+      try {
+        await client.connect(transport);
+        expect(client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+        for (let i = 0; i < 4; i += 1) await client.listTools();
+      } catch (error) {
+        seen.push((error as Error).message);
+      } finally {
+        await client.close().catch(() => {});
+      }
+      expect(seen.join("\n")).toMatch(/404|Session not found/);
+    }, 60_000);
+
+    it("a stateless client's calls all succeed while one replica is SIGKILLed", async () => {
+      const client = new Client({ name: "replicas", version: "0" }, { versionNegotiation: { mode: "auto" } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const failures: string[] = [];
+      let done = 0;
+      const call = async (i: number) => {
+        try {
+          const result = await client.callTool({ name: "sdk_echo", arguments: { text: `n${i}` } });
+          if (result.isError) failures.push(JSON.stringify(result.content));
+          else done += 1;
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+      };
+      // Four callers at once, before, during and after the kill.
+      const worker = async (from: number, count: number) => {
+        for (let i = from; i < from + count; i += 1) await call(i);
+      };
+      const before = Promise.all([0, 1, 2, 3].map((w) => worker(w * 1000, 40)));
+      await before;
+      const both = new Set(served());
+      expect(both.size).toBe(2); // round-robin: both replicas answered
+      const during = Promise.all([0, 1, 2, 3].map((w) => worker(w * 1000 + 100, 60)));
+      replicas[0]!.kill("SIGKILL");
+      await during;
+      await Promise.all([0, 1, 2, 3].map((w) => worker(w * 1000 + 200, 20)));
+      await client.close();
+      expect(failures).toEqual([]);
+      expect(done).toBe(4 * (40 + 60 + 20));
+      // After the kill, every call was answered by the replica left.
+      const after = served().slice(-4 * 20);
+      expect(new Set(after)).toEqual(new Set([`127.0.0.1:${ports[1]}`]));
+    }, 120_000);
+  },
+);
