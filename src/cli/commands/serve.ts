@@ -38,7 +38,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     ctx.out.result(hostConfigs(ctx, flags, http));
     return EXIT_OK;
   }
-  if (flags.stdio === (http !== undefined))
+  if ((flags.stdio === true) === (http !== undefined))
     throw new CliError(
       "serve needs one of --stdio (for a host that starts it, such as Claude Desktop) or --http <port>",
       EXIT_USAGE,

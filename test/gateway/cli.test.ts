@@ -1,0 +1,76 @@
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { CLI, EVERYTHING, NODE } from "../helpers.js";
+import { configFile, stdioClient, textOf } from "./fleet.js";
+
+// `switchyard serve`'s flags, from dist/ (`npm run build` first).
+
+const file = configFile({ mcpServers: { everything: { command: NODE, args: [EVERYTHING] } } });
+
+function serve(...args: string[]) {
+  return spawnSync(NODE, [CLI, "--config", file, "serve", ...args], { encoding: "utf8", timeout: 30_000 });
+}
+
+describe("switchyard serve", () => {
+  it("needs exactly one of --stdio and --http, and says which (exit 2)", () => {
+    for (const args of [[], ["--stdio", "--http", "0"]]) {
+      const run = serve(...args);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain("serve needs one of --stdio");
+    }
+    const port = serve("--http", "70000");
+    expect(port.status).toBe(2);
+    expect(port.stderr).toContain('--http needs a TCP port from 0 to 65535 (got "70000")');
+    const host = serve("--stdio", "--host", "0.0.0.0");
+    expect(host.status).toBe(2);
+    expect(host.stderr).toContain("--host goes with --http");
+  });
+
+  it("--print-config prints the hosts' snippets: node, the CLI and the config file by absolute path", () => {
+    const run = serve("--stdio", "--print-config");
+    expect(run.status).toBe(0);
+    const [claude] = run.stdout.split(/^VS Code.*$/m);
+    const snippet = JSON.parse(claude!.slice(claude!.indexOf("{"))) as {
+      mcpServers: { switchyard: { command: string; args: string[] } };
+    };
+    expect(snippet.mcpServers.switchyard).toEqual({
+      command: NODE,
+      args: [CLI, "--config", file, "serve", "--stdio"],
+    });
+    expect(run.stdout).toContain('"type": "stdio"');
+    const http = serve("--http", "8123", "--print-config");
+    expect(http.stdout).toContain('"url": "http://127.0.0.1:8123/mcp"');
+    expect(http.stdout).toContain('"type": "http"');
+    expect(http.stdout).toContain("npx @modelcontextprotocol/inspector --cli http://127.0.0.1:8123/mcp");
+  });
+
+  it("--mode search, or the config's gateway.mode, offers search_tools and call_tool", async () => {
+    const { client } = await stdioClient(file, "legacy", { flags: ["--mode", "search"] });
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+        "search_tools",
+        "call_tool",
+      ]);
+      const echo = await client.callTool({
+        name: "call_tool",
+        arguments: { name: "everything_echo", arguments: { message: "found" } },
+      });
+      expect(textOf(echo)).toBe("Echo: found");
+    } finally {
+      await client.close();
+    }
+    const searching = configFile({
+      mcpServers: { everything: { command: NODE, args: [EVERYTHING] } },
+      gateway: { mode: "search" },
+    });
+    const { client: configured } = await stdioClient(searching, "modern");
+    try {
+      expect((await configured.listTools()).tools.map((tool) => tool.name)).toEqual([
+        "search_tools",
+        "call_tool",
+      ]);
+    } finally {
+      await configured.close();
+    }
+  });
+});
