@@ -1,8 +1,11 @@
 // The gateway's authentication against a real local issuer: JWTs signed with jose, its metadata and JWKS
 // served over loopback HTTP; the gateway served over real HTTP to the SDK client, fronting a real stdio
 // MCP server, with a policy per role.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +15,7 @@ import { createGatewayAuth, PROTECTED_RESOURCE_METADATA_PATH } from "../../src/g
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { type HttpListener, listenHttp } from "../../src/gateway/http.js";
 import { Switchyard } from "../../src/index.js";
-import { type HttpServer, NODE, SDK_SERVER, sdk, startHttpServer } from "../helpers.js";
+import { CLI, type HttpServer, NODE, SDK_SERVER, sdk, startHttpServer } from "../helpers.js";
 
 /** A loopback HTTP server for a fetch-style handler; resolves with its origin. */
 async function listen(
@@ -320,4 +323,53 @@ describe("gateway authentication", () => {
       /gateway\.allowedOrigins/,
     );
   });
+});
+
+describe("switchyard serve --http with gateway.auth", () => {
+  it("refuses a request without the config's token and serves one with it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "switchyard-serve-auth-"));
+    const config = join(dir, "switchyard.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { sdk: sdk("--tools", "echo") },
+        store: false,
+        gateway: { auth: { tokens: [{ token: "${GATEWAY_TOKEN}", user: "ci", roles: [] }] } },
+      }),
+    );
+    const served = await startHttpServer(NODE, [CLI, "--config", config, "serve", "--http", "0"], {
+      env: { GATEWAY_TOKEN: "a-token-from-the-environment-42" },
+      urlFrom: (output) => /serving .* at (http:\/\/\S+)/.exec(output)?.[1],
+    });
+    try {
+      const initialize = (authorization?: string) =>
+        fetch(served.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            ...(authorization ? { authorization } : {}),
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "t", version: "0" },
+            },
+          }),
+        });
+      const refused = await initialize();
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toContain("Bearer");
+      const accepted = await initialize("Bearer a-token-from-the-environment-42");
+      expect(accepted.status).toBe(200);
+      await accepted.body?.cancel();
+    } finally {
+      await served.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
