@@ -109,7 +109,7 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
         if (found) return found;
       }
       if (!oauth || !keys)
-        return challenge(request, 401, "invalid_token", "the token is not one of gateway.auth.tokens");
+        return challenge(request, 401, "invalid_token", "the token is not one this gateway accepts");
       let claims: JWTPayload;
       try {
         ({ payload: claims } = await jwtVerify(token, await keys(), {

@@ -275,6 +275,42 @@ describe("gateway authentication", () => {
     }
   });
 
+  it("answers 403 insufficient_scope for a token without a required scope, and 503 when the issuer's keys cannot be read", async () => {
+    const scoped = createGatewayAuth(
+      gatewayAuthSchema.parse({ oauth: { issuer: issuer.url, scopes: ["mcp:tools"] } }),
+      {
+        resourceUrl: url,
+      },
+    );
+    const ask = (gate: ReturnType<typeof createGatewayAuth>, token: string) =>
+      gate.authenticate(new Request(url, { method: "POST", headers: { authorization: `Bearer ${token}` } }));
+    const without = await ask(
+      scoped,
+      await issuer.sign({ sub: "carol", aud: url, iss: issuer.url, scope: "other" }),
+    );
+    expect((without as Response).status).toBe(403);
+    expect((without as Response).headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    const withScope = await ask(
+      scoped,
+      await issuer.sign({ sub: "carol", aud: url, iss: issuer.url, scope: "mcp:tools x" }),
+    );
+    expect(withScope).toMatchObject({ user: "carol", attributes: { scope: "mcp:tools x" } });
+    // An issuer nobody answers for (a port just closed): the token cannot be checked, which is not its fault.
+    const gone = await listen(() => new Response("", { status: 500 }));
+    await close(gone.server);
+    const unreachable = createGatewayAuth(gatewayAuthSchema.parse({ oauth: { issuer: gone.origin } }), {
+      resourceUrl: url,
+    });
+    const answer = (await ask(
+      unreachable,
+      await issuer.sign({ sub: "carol", aud: url, iss: gone.origin }),
+    )) as Response;
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { error_description: string }).error_description).toMatch(
+      /no JWKS found for the issuer/,
+    );
+  });
+
   it("takes gateway.auth from the config, and names the key of a bad entry", () => {
     const config = resolveConfig(
       { mcpServers: {}, gateway: { auth: { tokens: [{ token: "${T}", user: "ci", roles: ["reader"] }] } } },
