@@ -44,14 +44,22 @@ interface Variant {
  * settles, and the time spent inside `record` and `append` until they return (SQLite's whole write;
  * PostgreSQL's hand-over to its pool) added up.
  */
-function tracked(store: Store): { store: Store; drained: () => Promise<void>; busyMs: () => number } {
+function tracked(store: Store): {
+  store: Store;
+  drained: () => Promise<void>;
+  busyMs: () => number;
+  /** The most writes ever under way at once. */
+  peak: () => number;
+} {
   const pending = new Set<Promise<unknown>>();
   let busyMs = 0;
+  let peak = 0;
   const track = <T>(write: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const promise = write();
     busyMs += performance.now() - started;
     pending.add(promise);
+    peak = Math.max(peak, pending.size);
     void promise.finally(() => pending.delete(promise)).catch(() => {});
     return promise;
   };
@@ -72,6 +80,7 @@ function tracked(store: Store): { store: Store; drained: () => Promise<void>; bu
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
     busyMs: () => busyMs,
+    peak: () => peak,
   };
 }
 
@@ -108,6 +117,7 @@ interface Running {
   store?: Store;
   drained: () => Promise<void>;
   busyMs: () => number;
+  peak: () => number;
   /** Time inside the store's `record` and `append` during the measured blocks, ms. */
   inStoreMs: number;
   /** Each call, ms. */
@@ -181,6 +191,7 @@ export async function recorderCost(
         yard,
         drained: opened?.drained ?? (async () => {}),
         busyMs: opened?.busyMs ?? (() => 0),
+        peak: opened?.peak ?? (() => 0),
         inStoreMs: 0,
         calls: [],
         drainedPerCall: [],
@@ -223,7 +234,7 @@ export async function recorderCost(
       const [last] = await run.store.runs({ limit: 1 });
       written.set(
         run.variant.id,
-        `${(head.seq / calls).toFixed(2)} audit rows/call, ${last?.kind === "call" ? "each call a run" : "NO runs recorded"}`,
+        `${(head.seq / calls).toFixed(2)} audit rows/call, ${last?.kind === "call" ? "each call a run" : "NO runs recorded"}, at most ${run.peak()} writes under way`,
       );
     }
 
@@ -308,7 +319,7 @@ export async function recorderCost(
       id: options.id,
       title: options.title,
       unit: "ms",
-      method: `${count} rounds × ${options.block} sequential calls per variant after ${options.warmup} warm-up calls, variants interleaved, one stdio SDK echo server each; p50/p99 of each call alone, "block" = a block from its first call to its last write done, per call (median over blocks); "in store" = time inside the store's record and append until they return (SQLite: the whole write; PostgreSQL: handing it to the pool)`,
+      method: `${count} rounds × ${options.block} sequential calls per variant after ${options.warmup} warm-up calls, variants interleaved, one stdio SDK echo server each; p50/p99 of each call alone, "block" = a block from its first call to its last write done, per call (median over blocks); "in store" = time inside the store's record and append until they return (SQLite: the whole write; PostgreSQL: handing it to the pool); "writes under way": the most at once, the ${options.warmup} warm-up calls in a row included`,
       rows,
       table: lines.join("\n"),
     };
