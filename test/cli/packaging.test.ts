@@ -94,10 +94,10 @@ function installWithout(...missing: string[]): string {
 }
 
 describe("packaging", () => {
-  it("keeps example-only packages out of the runtime dependencies; better-sqlite3 is optional, pinned", () => {
+  it("pins every runtime dependency (the SDK's server side among them, for the gateway); better-sqlite3 is optional", () => {
     const { dependencies, devDependencies, optionalDependencies } = pkg();
-    expect(dependencies).not.toHaveProperty("@modelcontextprotocol/server");
-    expect(devDependencies["@modelcontextprotocol/server"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(dependencies["@modelcontextprotocol/server"]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(devDependencies).not.toHaveProperty("@modelcontextprotocol/server");
     expect(dependencies).not.toHaveProperty("better-sqlite3");
     expect(optionalDependencies?.["better-sqlite3"]).toMatch(/^12\.\d+\.\d+$/);
     for (const [name, version] of Object.entries({ ...dependencies, ...optionalDependencies }))
@@ -135,20 +135,6 @@ describe("packaging", () => {
     expect(call.code).toBe(1);
     expect(call.stderr).toContain(
       "better-sqlite3 is not installed: the orders example keeps its data in SQLite through it, an optional dependency of switchyard; install it with npm install better-sqlite3@12",
-    );
-  });
-
-  it("the demo, installed without the example servers' SDK, says what to install (exit 1)", async () => {
-    const root = installWithout("@modelcontextprotocol/server");
-    const copy = await runCopy(root, ["demo"], {
-      ...NO_MODEL,
-      ...ENGLISH,
-      SWITCHYARD_DATA_DIR: path.join(root, "data"),
-    });
-    expect(copy.code).toBe(1);
-    expect(copy.stdout).toBe("");
-    expect(copy.stderr).toBe(
-      `switchyard: the demo's example servers need @modelcontextprotocol/server, which this install does not have (it is a development dependency): run npm install @modelcontextprotocol/server@${pkg().devDependencies["@modelcontextprotocol/server"]}, or run the demo from a clone (npm install && npm run demo)\n`,
     );
   });
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { createAgent, isSwitchyardError, type ModelProvider, resolveModel } from "../../index.js";
 import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
-import { CliError, EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
+import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
 import { formatTable } from "../table.js";
 import { PACKAGE } from "../version.js";
 import { describeEvent } from "./ask.js";
@@ -109,9 +109,9 @@ const DEMO_TEXT = {
 } as const;
 
 /**
- * The example servers' packages are development dependencies (and better-sqlite3 an optional one):
- * an install without them gets told what to install, not a server that dies on a missing module.
- * Returns warnings for what the demo can do without; throws for what it cannot.
+ * better-sqlite3 is an optional dependency that the orders example needs: an install without it gets
+ * told what to install, not a server that dies on a missing module. (The example servers' SDK,
+ * @modelcontextprotocol/server, is a dependency: the gateway serves with it.) Returns warnings.
  */
 function checkExampleDependencies(): string[] {
   const fromExamples = createRequire(examples("servers/orders.mjs"));
@@ -123,14 +123,6 @@ function checkExampleDependencies(): string[] {
       return false;
     }
   };
-  const sdk = "@modelcontextprotocol/server";
-  if (!installed(sdk)) {
-    const version = PACKAGE.devDependencies?.[sdk] ?? "2";
-    throw new CliError(
-      `the demo's example servers need ${sdk}, which this install does not have (it is a development dependency): run npm install ${sdk}@${version}, or run the demo from a clone (npm install && npm run demo)`,
-      EXIT_FAILED,
-    );
-  }
   const sqlite = "better-sqlite3";
   if (installed(sqlite)) return [];
   const major = (PACKAGE.optionalDependencies?.[sqlite] ?? "12").split(".")[0];
