@@ -27,6 +27,13 @@ export function gatewayServers(extra: Record<string, unknown> = {}): Record<stri
     needy: { command: NODE, args: [`${FIXTURES}/needy-server.mjs`], versionNegotiation: "legacy" },
     fault: { command: NODE, args: [`${FIXTURES}/fault-server.mjs`] },
     slow: { command: NODE, args: [`${FIXTURES}/fault-server.mjs`, "--name", "slow"], timeoutMs: 500 },
+    // One server per test variant that fails for good when it crashes.
+    ...Object.fromEntries(
+      ["stdio_legacy", "stdio_modern", "http_legacy", "http_modern"].map((tag) => [
+        `down_${tag}`,
+        { command: NODE, args: [`${FIXTURES}/fault-server.mjs`], restart: { maxRestarts: 0 } },
+      ]),
+    ),
     raw: { command: NODE, args: [RAW_SERVER, "--list-changed"] },
     notes: { command: NODE, args: [`${FIXTURES}/resource-server.mjs`] },
     ...extra,

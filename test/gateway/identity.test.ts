@@ -1,5 +1,5 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   ClientRelay,
   createGateway,
@@ -8,7 +8,7 @@ import {
   listenHttp,
 } from "../../src/gateway/index.js";
 import { type Identity, Switchyard } from "../../src/index.js";
-import { EVERYTHING, NODE } from "../helpers.js";
+import { EVERYTHING, NODE, ROOT } from "../helpers.js";
 import { type Era, httpClient, textOf } from "./fleet.js";
 
 // One gateway, several clients: what each may list and call is its identity's, as the policy says.
@@ -47,7 +47,18 @@ async function serve(mode: "all" | "search"): Promise<string> {
 beforeAll(async () => {
   const relay = new ClientRelay();
   yard = await Switchyard.connect(
-    { mcpServers: { everything: { command: NODE, args: [EVERYTHING] } }, policy: POLICY },
+    {
+      mcpServers: {
+        everything: { command: NODE, args: [EVERYTHING] },
+        // Fails for good when it crashes, until yard.reconnect().
+        fault: {
+          command: NODE,
+          args: [`${ROOT}test/fixtures/fault-server.mjs`],
+          restart: { maxRestarts: 0 },
+        },
+      },
+      policy: POLICY,
+    },
     { ...relay.switchyardOptions(), identity: { user: "nobody", roles: [] } },
   );
 }, 60_000);
@@ -176,5 +187,35 @@ describe.each<Era>(["legacy", "modern"])("search mode (%s)", (era) => {
       code: -32602,
       message: expect.stringContaining("search_tools and call_tool"),
     });
+  });
+});
+
+describe.each<Era>(["legacy", "modern"])("the listing follows the fleet (%s)", (era) => {
+  it("a server that failed and is reconnected comes back into the client's list, and it is told", async () => {
+    const url = await serve("all");
+    let tools: string[] = [];
+    const root = await httpClient(url, era, {
+      headers: { "x-test-user": "root" },
+      client: {
+        listChanged: {
+          tools: {
+            onChanged: (_error, items) => {
+              tools = (items ?? []).map((item) => item.name);
+            },
+          },
+        },
+      },
+    });
+    try {
+      await root.callTool({ name: "fault_work", arguments: { id: era, fault: "crash" } });
+      await vi.waitFor(() => expect(tools.length > 0 && !tools.includes("fault_work")).toBe(true), {
+        timeout: 15_000,
+      });
+      await yard.reconnect();
+      await vi.waitFor(() => expect(tools).toContain("fault_work"), { timeout: 15_000 });
+      expect(textOf(await root.callTool({ name: "fault_work", arguments: { id: era } }))).toBe(`done ${era}`);
+    } finally {
+      await root.close();
+    }
   });
 });

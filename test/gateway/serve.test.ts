@@ -15,6 +15,8 @@ import {
 /** What a client saw arrive from the gateway. */
 interface Seen {
   tools: string[];
+  /** How many times the client was told the tools changed. */
+  toolChanges: number;
   resources: string[];
   prompts: string[];
   logs: Array<{ level: string; logger?: string | undefined; data: unknown }>;
@@ -30,6 +32,7 @@ function answering(seen: Seen) {
         tools: {
           onChanged: (_error: Error | null, items: Array<{ name: string }> | null) => {
             seen.tools = (items ?? []).map((item) => item.name);
+            seen.toolChanges += 1;
           },
         },
         resources: {
@@ -87,7 +90,15 @@ afterAll(async () => {
 });
 
 describe.each(VARIANTS)("switchyard serve over $name", ({ transport, era }) => {
-  const seen: Seen = { tools: [], resources: [], prompts: [], logs: [], elicitations: [], samplings: [] };
+  const seen: Seen = {
+    tools: [],
+    toolChanges: 0,
+    resources: [],
+    prompts: [],
+    logs: [],
+    elicitations: [],
+    samplings: [],
+  };
   const tag = `${transport}_${era}`;
   let client: Client;
 
@@ -189,6 +200,24 @@ describe.each(VARIANTS)("switchyard serve over $name", ({ transport, era }) => {
       await client.unsubscribeResource({ uri: "notes://notes/readme" });
     },
   );
+
+  it("tells the client when a server goes down for good: its tools leave the list", async () => {
+    const tool = `down_${tag}_work`;
+    expect((await client.listTools()).tools.map((listed) => listed.name)).toContain(tool);
+    const before = seen.toolChanges;
+    const crashed = await client.callTool({ name: tool, arguments: { id: tag, fault: "crash" } });
+    expect(crashed.isError).toBe(true);
+    expect(textOf(crashed)).toMatch(/^SERVER_UNAVAILABLE: /);
+    // No restarts for it (restart.maxRestarts 0): it is failed, and the client is told its tools went.
+    await vi.waitFor(
+      () => {
+        expect(seen.toolChanges).toBeGreaterThan(before);
+        expect(seen.tools).not.toContain(tool);
+      },
+      { timeout: 15_000 },
+    );
+    expect((await client.listTools()).tools.map((listed) => listed.name)).not.toContain(tool);
+  });
 
   it("forwards the server's progress to the client", async () => {
     const progress: number[] = [];
