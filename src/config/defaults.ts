@@ -434,6 +434,8 @@ export const DEFAULT_STORE_FILE = "switchyard.db";
 export const DEFAULT_STORE_BUSY_TIMEOUT_MS = 5_000;
 /** Connections the PostgreSQL store keeps open at most. */
 export const DEFAULT_POSTGRES_CONNECTIONS = 4;
+/** Audit entries the PostgreSQL store appends in one transaction at most (the ones that waited). */
+export const DEFAULT_AUDIT_BATCH_ROWS = 256;
 /** Characters kept of each recorded text (a question, arguments, what the model said, an error). */
 export const DEFAULT_RECORD_TEXT_CHARS = 2_000;
 /** Runs (and sessions) `switchyard runs` lists. */
