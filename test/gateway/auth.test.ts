@@ -167,8 +167,11 @@ describe("gateway authentication", () => {
     });
 
   /** The SDK client over HTTP with this bearer token; extra headers on every request. */
-  async function connect(token: string, headers: Record<string, string> = {}) {
-    const client = new Client({ name: "auth-test", version: "0" });
+  async function connect(token: string, headers: Record<string, string> = {}, stateless = false) {
+    const client = new Client(
+      { name: "auth-test", version: "0" },
+      stateless ? { versionNegotiation: { mode: "auto" } } : {},
+    );
     await client.connect(
       new StreamableHTTPClientTransport(new URL(url), {
         requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } },
@@ -250,30 +253,41 @@ describe("gateway authentication", () => {
     expect(response.status).toBe(401);
   });
 
-  it("hides a tool the policy denies to the token's roles from tools/list, and refuses its call, whatever the headers say", async () => {
-    const token = await issuer.sign({
-      sub: "bob",
-      aud: url,
-      iss: issuer.url,
-      realm_access: { roles: ["reader"] },
-    });
-    // Headers a client can set (the 2026-07-28 Mcp-Name among them) never name the tool for the policy.
-    const client = await connect(token, { "mcp-name": "sdk_echo", "x-switchyard-tool": "sdk_echo" });
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(["sdk_echo"]);
-      const echoed = await client.callTool({ name: "sdk_echo", arguments: { text: "hi" } });
-      expect(echoed.isError).toBeFalsy();
-      const refused = await client.callTool({ name: "sdk_add", arguments: { a: 1, b: 2 } }).then(
-        (result) => JSON.stringify(result),
-        (error: Error) => error.message,
+  it.each([
+    ["2025-11-25", false],
+    ["2026-07-28", true],
+  ])(
+    "hides a tool the policy denies to the token's roles from tools/list, and refuses its call, whatever the headers say (%s)",
+    async (revision, stateless) => {
+      const token = await issuer.sign({
+        sub: "bob",
+        aud: url,
+        iss: issuer.url,
+        realm_access: { roles: ["reader"] },
+      });
+      // Headers a client can set (the 2026-07-28 Mcp-Name among them) never name the tool for the policy.
+      const client = await connect(
+        token,
+        { "mcp-name": "sdk_echo", "x-switchyard-tool": "sdk_echo" },
+        stateless,
       );
-      expect(refused).toMatch(/denied to user bob|POLICY_DENIED|not found|unknown tool/i);
-      expect(refused).not.toMatch(/"sum"/);
-    } finally {
-      await client.close();
-    }
-  });
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe(revision);
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(["sdk_echo"]);
+        const echoed = await client.callTool({ name: "sdk_echo", arguments: { text: "hi" } });
+        expect(echoed.isError).toBeFalsy();
+        const refused = await client.callTool({ name: "sdk_add", arguments: { a: 1, b: 2 } }).then(
+          (result) => JSON.stringify(result),
+          (error: Error) => error.message,
+        );
+        expect(refused).toMatch(/sdk_add \(tool add on server sdk\) is denied to user bob/);
+        expect(refused).not.toMatch(/"sum"/);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it("answers 403 insufficient_scope for a token without a required scope, and 503 when the issuer's keys cannot be read", async () => {
     const scoped = createGatewayAuth(
