@@ -250,7 +250,7 @@ describe.each(VARIANTS)("switchyard serve over $name", ({ transport, era }) => {
     );
   });
 
-  it("forwards a server's elicitation to the client and its answer back (2026-07-28 and 2025 servers)", async () => {
+  it("forwards a server's elicitation (form and URL mode) to the client and its answer back (2026-07-28 and 2025 servers)", async () => {
     const profile = await client.callTool({ name: "asking_profile", arguments: {} });
     expect(JSON.parse(textOf(profile))).toMatchObject({
       action: "accept",
@@ -258,7 +258,11 @@ describe.each(VARIANTS)("switchyard serve over $name", ({ transport, era }) => {
     });
     const confirm = await client.callTool({ name: "needy_confirm", arguments: {} });
     expect(textOf(confirm)).toBe("answered accept");
-    expect(seen.elicitations).toEqual(expect.arrayContaining(["Who are you?", "Go ahead?"]));
+    const visit = await client.callTool({ name: "asking_visit", arguments: {} });
+    expect(JSON.parse(textOf(visit))).toMatchObject({ action: "accept" });
+    expect(seen.elicitations).toEqual(
+      expect.arrayContaining(["Who are you?", "Go ahead?", "Connect your account"]),
+    );
   });
 
   it("forwards a server's sampling request to the client's model (2026-07-28 and 2025 servers)", async () => {
