@@ -461,6 +461,12 @@ export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 4 * 1024 * 1024;
  * deadline).
  */
 export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;
+/**
+ * 2025-11-25 HTTP sessions one gateway keeps at most: a client that never ends its session (no DELETE)
+ * must not grow the process without bound; past it the session unused longest is ended (its client gets
+ * 404 and starts another). A session costs a server instance and its transport.
+ */
+export const DEFAULT_GATEWAY_MAX_SESSIONS = 1_000;
 
 // --- The gateway's authentication (`gateway.auth`) ----------------------------------------------
 

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, NODE, SDK_SERVER } from "../helpers.js";
+import { freshSchema } from "../store/postgres-url.js";
 
 const POSTGRES_URL = process.env.SWITCHYARD_TEST_POSTGRES_URL;
 const NGINX = spawnSync("sh", ["-c", "command -v nginx"], { encoding: "utf8" }).stdout.trim();
@@ -121,7 +122,8 @@ describe.skipIf(missing !== "")(
         config,
         JSON.stringify({
           mcpServers: { sdk: { command: NODE, args: [SDK_SERVER, "--tools", "echo"] } },
-          store: { url: POSTGRES_URL },
+          // A schema of its own: other test files write to the same database at the same time.
+          store: { url: await freshSchema("gateway_replicas") },
         }),
       );
       ports = [await freePort(), await freePort()];
@@ -156,6 +158,18 @@ describe.skipIf(missing !== "")(
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
+    /** Plain calls recorded in the shared store, as `switchyard runs` lists them. */
+    const recordedCalls = () => {
+      const listed = spawnSync(
+        NODE,
+        [CLI, "--config", join(dir, "switchyard.config.json"), "runs", "--json", "--limit", "100000"],
+        { encoding: "utf8" },
+      );
+      if (listed.status !== 0) throw new Error(`switchyard runs failed: ${listed.stderr}`);
+      return (JSON.parse(listed.stdout) as Array<{ kind: string }>).filter((run) => run.kind === "call")
+        .length;
+    };
+
     /** Which replica answered each request so far, from nginx's access log. */
     const served = () =>
       readFileSync(join(dir, "access.log"), "utf8")
@@ -184,6 +198,7 @@ describe.skipIf(missing !== "")(
     }, 60_000);
 
     it("a stateless client's calls all succeed while one replica is SIGKILLed", async () => {
+      const recordedBefore = recordedCalls();
       const client = new Client({ name: "replicas", version: "0" }, { versionNegotiation: { mode: "auto" } });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
       expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
@@ -216,6 +231,12 @@ describe.skipIf(missing !== "")(
       // After the kill, every call was answered by the replica left.
       const after = served().slice(-4 * 20);
       expect(new Set(after)).toEqual(new Set([`127.0.0.1:${ports[1]}`]));
+      // Both replicas recorded their calls in the one PostgreSQL store: more calls are there than the
+      // surviving replica answered requests (a SIGKILLed replica loses at most what it had not written yet).
+      const recorded = recordedCalls() - recordedBefore;
+      const survivor = served().filter((upstream) => upstream === `127.0.0.1:${ports[1]}`).length;
+      expect(recorded).toBeGreaterThan(survivor);
+      expect(recorded).toBeLessThanOrEqual(done + 4);
     }, 120_000);
   },
 );
