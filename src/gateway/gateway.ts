@@ -9,7 +9,11 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import { type StdioServerHandle, StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
-import { DEFAULT_GATEWAY_MODE, DEFAULT_GATEWAY_PATH } from "../config/defaults.js";
+import {
+  DEFAULT_GATEWAY_MAX_SESSIONS,
+  DEFAULT_GATEWAY_MODE,
+  DEFAULT_GATEWAY_PATH,
+} from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
@@ -47,6 +51,11 @@ export interface GatewayOptions {
   version?: string;
   /** The path the HTTP face answers on; other paths get 404. Default `/mcp`. */
   path?: string;
+  /**
+   * 2025-11-25 HTTP sessions kept at most; a new one past it ends the session unused longest (its client
+   * gets 404 `Session not found` and starts another). Default {@link DEFAULT_GATEWAY_MAX_SESSIONS}.
+   */
+  maxSessions?: number;
 }
 
 /** The whole fleet of a Switchyard as one MCP server. */
@@ -100,6 +109,12 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   const build = () => buildGatewayServer(parts);
   const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
   const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; user: string }>();
+  const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1)
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `gateway maxSessions must be a positive integer (got ${String(maxSessions)})`,
+    );
   const stdio = new Set<StdioServerHandle>();
   let closed = false;
 
@@ -190,6 +205,9 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
             },
             { status: 403 },
           );
+        // The most recently used last: when there are too many, the one unused longest goes first.
+        sessions.delete(id);
+        sessions.set(id, session);
         return session.transport.handleRequest(request, { authInfo });
       }
       const transport: WebStandardStreamableHTTPServerTransport =
@@ -197,6 +215,11 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (sessionId) => {
             sessions.set(sessionId, { transport, user: identity.user });
+            for (const [oldest, session] of sessions) {
+              if (sessions.size <= maxSessions) break;
+              sessions.delete(oldest);
+              void session.transport.close().catch(() => {});
+            }
           },
           onsessionclosed: (sessionId) => {
             sessions.delete(sessionId);

@@ -30,9 +30,10 @@ let yard: Switchyard;
 const gateways: Array<{ gateway: Gateway; listener: HttpListener }> = [];
 
 /** A gateway over the one Switchyard, served on a free port, who each request is for read from `x-test-user`. */
-async function serve(mode: "all" | "search"): Promise<string> {
+async function serve(mode: "all" | "search", maxSessions?: number): Promise<string> {
   const gateway = createGateway(yard, {
     mode,
+    ...(maxSessions !== undefined ? { maxSessions } : {}),
     authenticate: (request) => {
       const user = request.headers.get("x-test-user");
       if (user === null) return undefined;
@@ -216,6 +217,25 @@ describe.each<Era>(["legacy", "modern"])("the listing follows the fleet (%s)", (
       expect(textOf(await root.callTool({ name: "fault_work", arguments: { id: era } }))).toBe(`done ${era}`);
     } finally {
       await root.close();
+    }
+  });
+});
+
+describe("2025-11-25 sessions", () => {
+  it("are kept up to maxSessions: a new one past it ends the one unused longest (its client gets 404)", async () => {
+    const url = await serve("all", 2);
+    const first = await httpClient(url, "legacy", { headers: { "x-test-user": "root" } });
+    const second = await httpClient(url, "legacy", { headers: { "x-test-user": "root" } });
+    try {
+      await first.listTools(); // the first is now the most recently used
+      const third = await httpClient(url, "legacy", { headers: { "x-test-user": "root" } });
+      await third.listTools();
+      await first.listTools();
+      await expect(second.listTools()).rejects.toThrow(/Session not found|404/);
+      await third.close();
+    } finally {
+      await first.close();
+      await second.close().catch(() => {});
     }
   });
 });
