@@ -204,7 +204,12 @@ function program(): Command {
       ).choices(["all", "search"]),
     )
     .option("--print-config", "print the hosts' config snippets for this gateway and exit")
-    .action(run((ctx, flags: ServeFlags) => serveCommand(ctx, flags)));
+    .action(
+      run((ctx, flags: ServeFlags) => {
+        const { traceWire } = cli.opts<GlobalOptions>();
+        return serveCommand(ctx, traceWire === undefined ? flags : { ...flags, traceWire });
+      }),
+    );
   registerRouteCommands(cli, run);
   oneLineErrors(cli);
   return cli;

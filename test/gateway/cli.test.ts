@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, EVERYTHING, NODE } from "../helpers.js";
 import { configFile, stdioClient, textOf } from "./fleet.js";
@@ -21,6 +23,12 @@ describe("switchyard serve", () => {
     const port = serve("--http", "70000");
     expect(port.status).toBe(2);
     expect(port.stderr).toContain('--http needs a TCP port from 0 to 65535 (got "70000")');
+    const wire = spawnSync(NODE, [CLI, "--config", file, "--trace-wire", "-", "serve", "--stdio"], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(wire.status).toBe(2);
+    expect(wire.stderr).toContain("--trace-wire - writes to stdout, which carries MCP with --stdio");
     const host = serve("--stdio", "--host", "0.0.0.0");
     expect(host.status).toBe(2);
     expect(host.stderr).toContain("--host goes with --http");
@@ -42,6 +50,25 @@ describe("switchyard serve", () => {
     expect(http.stdout).toContain('"url": "http://127.0.0.1:8123/mcp"');
     expect(http.stdout).toContain('"type": "http"');
     expect(http.stdout).toContain("npx @modelcontextprotocol/inspector --cli http://127.0.0.1:8123/mcp");
+  });
+
+  it("--trace-wire <file> records the servers' JSON-RPC messages, as for every command", async () => {
+    const trace = path.join(path.dirname(file), "wire.jsonl");
+    const { client } = await stdioClient(file, "legacy", { before: ["--trace-wire", trace] });
+    try {
+      await client.callTool({ name: "everything_echo", arguments: { message: "traced" } });
+    } finally {
+      await client.close();
+    }
+    const records = readFileSync(trace, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(
+      records.some(
+        (record) => record.server === "everything" && JSON.stringify(record.message).includes("traced"),
+      ),
+    ).toBe(true);
   });
 
   it("--mode search, or the config's gateway.mode, offers search_tools and call_tool", async () => {

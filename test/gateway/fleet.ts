@@ -61,13 +61,19 @@ export function clientOptions(era: Era, options: ClientOptions = {}): ClientOpti
 export async function stdioClient(
   file: string,
   era: Era,
-  options: { flags?: string[]; client?: ClientOptions; setup?: (client: Client) => void } = {},
+  options: {
+    flags?: string[];
+    /** Global flags, before `serve`. */
+    before?: string[];
+    client?: ClientOptions;
+    setup?: (client: Client) => void;
+  } = {},
 ): Promise<{ client: Client; stderr: () => string }> {
   const client = new Client({ name: "gateway-test", version: "1" }, clientOptions(era, options.client));
   options.setup?.(client);
   const transport = new StdioClientTransport({
     command: NODE,
-    args: [CLI, "--config", file, "serve", "--stdio", ...(options.flags ?? [])],
+    args: [CLI, "--config", file, ...(options.before ?? []), "serve", "--stdio", ...(options.flags ?? [])],
     env: { ...(process.env as Record<string, string>), SWITCHYARD_DATA_DIR: DATA_DIR },
     stderr: "pipe",
   });

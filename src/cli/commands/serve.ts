@@ -10,7 +10,7 @@ import {
   isLoopbackHost,
   listenHttp,
 } from "../../gateway/index.js";
-import { Switchyard } from "../../index.js";
+import { openWireTrace, Switchyard } from "../../index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -22,6 +22,8 @@ export interface ServeFlags {
   host?: string;
   mode?: string;
   printConfig?: boolean;
+  /** The global `--trace-wire <file|->`: every server's JSON-RPC messages, as for every command. */
+  traceWire?: string;
 }
 
 /** Exit codes for the signals that end serving (128 + the signal's number). */
@@ -45,6 +47,11 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     );
   if (flags.host !== undefined && http === undefined)
     throw new CliError("--host goes with --http <port> (stdio has no address)", EXIT_USAGE);
+  if (flags.stdio && flags.traceWire === "-")
+    throw new CliError(
+      "--trace-wire - writes to stdout, which carries MCP with --stdio; give the trace a file, e.g. --trace-wire trace.jsonl",
+      EXIT_USAGE,
+    );
   const config = ctx.loadConfig();
   const mode = parseMode(flags.mode ?? config.gateway?.mode);
   const relay = new ClientRelay();
@@ -53,10 +60,12 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     ctx.logger.warn({}, `runs are not recorded: ${(error as Error).message}`);
     return undefined;
   });
+  const wire = flags.traceWire !== undefined ? openWireTrace(flags.traceWire) : undefined;
   const yard = await Switchyard.connect(config, {
     ...relay.switchyardOptions({ logger: ctx.logger }),
     identity: ctx.identity(),
     ...(store ? { store } : {}),
+    ...(wire ? { wireTrace: wire.sink } : {}),
   });
   // gateway.auth: who may use the HTTP face (the token's audience is the URL it listens on, known below).
   let resourceUrl = "";
@@ -109,6 +118,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
   } finally {
     await closeListener?.();
     await closeAll(gateway, yard);
+    wire?.close();
     if (http === undefined) process.stdin.destroy(); // nothing more is read: let the process end
   }
 }
