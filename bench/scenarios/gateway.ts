@@ -185,6 +185,21 @@ function rssMB(pid: number): number | undefined {
   }
 }
 
+/**
+ * Process groups of the gateways running now. The runner exits on Ctrl-C or SIGTERM without waiting for
+ * this scenario's own cleanup, and a gateway in a group of its own would outlive it: killed on exit.
+ */
+const groups = new Set<number>();
+process.on("exit", () => {
+  for (const group of groups) {
+    try {
+      process.kill(-group, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
 /** Stop a gateway and everything it started: its process group, SIGTERM then SIGKILL. */
 function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined)
@@ -201,7 +216,10 @@ function stopGroup(child: ChildProcess): Promise<void> {
     const timer = setTimeout(() => kill("SIGKILL"), 2_000);
     child.once("exit", () => {
       clearTimeout(timer);
-      setTimeout(() => kill("SIGKILL"), 100).unref(); // what it started and left behind
+      setTimeout(() => {
+        kill("SIGKILL"); // what it started and left behind
+        groups.delete(pid);
+      }, 100).unref();
       resolve();
     });
     kill("SIGTERM");
@@ -228,6 +246,7 @@ async function open(target: Target, dir: string): Promise<Running> {
       detached: true,
       cwd: dir,
     });
+    if (child.pid !== undefined) groups.add(child.pid);
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-4_000);
     });
