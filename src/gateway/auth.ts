@@ -60,13 +60,13 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
     oauth?.resource ??
     (typeof options.resourceUrl === "function" ? options.resourceUrl() : options.resourceUrl);
   const pathOf = () => new URL(resourceOf()).pathname.replace(/\/$/, "");
-  const metadataUrl = (request: Request) =>
-    `${new URL(request.url).origin}${PROTECTED_RESOURCE_METADATA_PATH}${pathOf()}`;
+  // At the resource's own origin, never one taken from the request's Host header.
+  const metadataUrl = () => `${new URL(resourceOf()).origin}${PROTECTED_RESOURCE_METADATA_PATH}${pathOf()}`;
   const keys = oauth ? lazyJwks(oauth) : undefined;
 
-  const challenge = (request: Request, status: 401 | 403, error?: string, description?: string) => {
+  const challenge = (status: 401 | 403, error?: string, description?: string) => {
     const params = [
-      ...(oauth ? [`resource_metadata="${metadataUrl(request)}"`] : ['realm="switchyard"']),
+      ...(oauth ? [`resource_metadata="${metadataUrl()}"`] : ['realm="switchyard"']),
       ...(error ? [`error="${error}"`] : []),
       ...(description ? [`error_description="${description.replaceAll('"', "'")}"`] : []),
       ...(oauth?.scopes?.length ? [`scope="${oauth.scopes.join(" ")}"`] : []),
@@ -97,9 +97,9 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
 
     async authenticate(request) {
       const header = request.headers.get("authorization");
-      if (!header) return challenge(request, 401);
+      if (!header) return challenge(401);
       const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-      if (!match) return challenge(request, 401, "invalid_request", "expected Authorization: Bearer <token>");
+      if (!match) return challenge(401, "invalid_request", "expected Authorization: Bearer <token>");
       const token = match[1]!;
       if (tokens.length > 0) {
         const digest = digestOf(token);
@@ -109,7 +109,7 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
         if (found) return found;
       }
       if (!oauth || !keys)
-        return challenge(request, 401, "invalid_token", "the token is not one this gateway accepts");
+        return challenge(401, "invalid_token", "the token is not one this gateway accepts");
       let claims: JWTPayload;
       try {
         ({ payload: claims } = await jwtVerify(token, await keys(), {
@@ -128,21 +128,15 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
             },
             { status: 503 },
           );
-        return challenge(request, 401, "invalid_token", tokenProblem(error));
+        return challenge(401, "invalid_token", tokenProblem(error));
       }
       const granted = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
       const missing = (oauth.scopes ?? []).filter((scope) => !granted.includes(scope));
       if (missing.length > 0)
-        return challenge(
-          request,
-          403,
-          "insufficient_scope",
-          `the token lacks the scope ${missing.join(" ")}`,
-        );
+        return challenge(403, "insufficient_scope", `the token lacks the scope ${missing.join(" ")}`);
       const user = claimAt(claims, oauth.userClaim ?? DEFAULT_GATEWAY_USER_CLAIM);
       if (typeof user !== "string" || user === "")
         return challenge(
-          request,
           401,
           "invalid_token",
           `the token has no ${oauth.userClaim ?? DEFAULT_GATEWAY_USER_CLAIM} claim naming its user`,
