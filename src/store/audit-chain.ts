@@ -27,7 +27,8 @@ export function chainEntry(head: AuditHead, entry: AuditEntry): StoredAuditRecor
   };
 }
 
-function checkEntry(entry: AuditEntry): void {
+/** Refuses a malformed entry (`INVALID_INPUT`, saying what is wrong) before anything is appended. */
+export function checkEntry(entry: AuditEntry): void {
   const bad = (what: string) =>
     new SwitchyardError("INVALID_INPUT", `audit entry: ${what}; nothing was appended`);
   if (typeof entry !== "object" || entry === null) throw bad("expected an object");

@@ -1,12 +1,16 @@
 // The PostgreSQL store (`store: { url: "postgres://…" }`), for deployments that outgrow one machine:
 // the gateway's replicas share it. The `pg` driver is loaded only when this store is opened.
 import type * as Pg from "pg";
-import { DEFAULT_POSTGRES_CONNECTIONS, DEFAULT_RUNS_LISTED } from "../config/defaults.js";
+import {
+  DEFAULT_AUDIT_BATCH_ROWS,
+  DEFAULT_POSTGRES_CONNECTIONS,
+  DEFAULT_RUNS_LISTED,
+} from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
-import { chainEntry } from "./audit-chain.js";
+import { chainEntry, checkEntry } from "./audit-chain.js";
 import {
   auditRecordOf,
   auditRowOf,
@@ -48,6 +52,14 @@ export class PostgresStore implements Store {
   readonly #pool: Pg.Pool;
   readonly #policy: TextPolicy;
   #closed: Promise<void> | undefined;
+  /** Audit entries waiting for the next append transaction. */
+  readonly #appends: Array<{
+    entry: AuditEntry;
+    resolve: (row: AuditRow) => void;
+    reject: (error: unknown) => void;
+  }> = [];
+  /** The append transactions under way (one at a time), until the queue is empty. */
+  #appending: Promise<void> | undefined;
 
   private constructor(location: string, pool: Pg.Pool, policy: TextPolicy) {
     this.location = location;
@@ -167,21 +179,65 @@ export class PostgresStore implements Store {
     return (await this.#query("sessions", [options.limit ?? DEFAULT_RUNS_LISTED])).map(sessionSummaryOf);
   }
 
-  async append(entry: AuditEntry): Promise<AuditRow> {
-    const record = await this.#transaction(async (client) => {
+  /**
+   * Append to the chain. Appends that come while one transaction holds the chain's head wait, and go
+   * together (in order) in the next: one transaction per batch, so the work under way stays bounded
+   * however fast calls come.
+   */
+  append(entry: AuditEntry): Promise<AuditRow> {
+    return new Promise<AuditRow>((resolve, reject) => {
+      try {
+        checkEntry(entry); // a malformed entry is refused alone, not with its batch
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      this.#appends.push({ entry, resolve, reject });
+      this.#appending ??= this.#drainAppends();
+    });
+  }
+
+  async #drainAppends(): Promise<void> {
+    for (;;) {
+      const batch = this.#appends.splice(0, DEFAULT_AUDIT_BATCH_ROWS);
+      let outcome: { records: StoredAuditRecord[] } | { error: unknown };
+      try {
+        outcome = { records: await this.#appendBatch(batch.map((append) => append.entry)) };
+      } catch (error) {
+        outcome = { error };
+      }
+      // Done when nothing waits: the flag is cleared before the appenders hear back, so one that
+      // appends again at once starts the next drain instead of waiting on this one.
+      const done = this.#appends.length === 0;
+      if (done) this.#appending = undefined;
+      for (const [index, append] of batch.entries()) {
+        if ("error" in outcome) append.reject(outcome.error);
+        else append.resolve(auditRowOf(outcome.records[index]!));
+      }
+      if (done) return;
+    }
+  }
+
+  /** One transaction: the entries chained after the head, in order. */
+  async #appendBatch(entries: readonly AuditEntry[]): Promise<StoredAuditRecord[]> {
+    return await this.#transaction(async (client) => {
       // The head row, locked until commit: appenders on every connection and replica wait their turn.
       const { rows } = await client.query(`${SQL.auditHead} FOR UPDATE`);
-      const head = { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
-      const next = chainEntry(head, entry);
-      await this.#query(
-        "auditInsert",
-        [next.seq, next.time, next.kind, next.runId, next.entry, next.prevHash, next.hash],
-        client,
-      );
-      await this.#query("auditSetHead", [next.seq, next.hash], client);
-      return next;
+      let head = { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
+      const written: StoredAuditRecord[] = [];
+      for (const entry of entries) {
+        const next = chainEntry(head, entry);
+        await this.#query(
+          "auditInsert",
+          [next.seq, next.time, next.kind, next.runId, next.entry, next.prevHash, next.hash],
+          client,
+        );
+        written.push(next);
+        head = { seq: next.seq, hash: next.hash };
+      }
+      await this.#query("auditSetHead", [head.seq, head.hash], client);
+      return written;
     });
-    return auditRowOf(record);
   }
 
   async audit(query: AuditQuery = {}): Promise<AuditRow[]> {
@@ -202,7 +258,8 @@ export class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
-    this.#closed ??= this.#pool.end();
+    // Appends already handed over are written first.
+    this.#closed ??= (this.#appending ?? Promise.resolve()).then(() => this.#pool.end());
     return this.#closed;
   }
 }

@@ -313,6 +313,21 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       expect(await store.auditHead()).toEqual({ seq: 0, hash: AUDIT_GENESIS_HASH });
     });
 
+    it("takes a burst of appends, a malformed one among them: each gets its own place, in order", async () => {
+      const { store } = await start();
+      const burst = Array.from({ length: 600 }, (_, i) =>
+        store.append(i === 300 ? { ...entry(i), kind: "other" as "call" } : entry(i)),
+      );
+      const settled = await Promise.allSettled(burst);
+      expect(settled[300]!.status).toBe("rejected");
+      const rows = settled.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+      expect(rows.map((row) => row.seq)).toEqual(Array.from({ length: 599 }, (_, i) => i + 1));
+      expect(rows.map((row) => row.time)).toEqual(
+        Array.from({ length: 600 }, (_, i) => entry(i).time).filter((_, i) => i !== 300),
+      );
+      expect((await verifyAudit(store)).ok).toBe(true);
+    });
+
     it("never forks the chain with two processes appending at once", async () => {
       const { store, target } = await start();
       const [a, b] = await Promise.all([appender(target, 60, "a"), appender(target, 60, "b")]);
