@@ -113,6 +113,17 @@ function recorded(text: string | null | undefined, policy: TextPolicy): string |
   return clean.length > policy.textChars ? `${clean.slice(0, policy.textChars)}…` : clean;
 }
 
+/** A call's run: its own; a plain call (no run) is recorded as a run of its own, of kind `call`. */
+function callRun(
+  event: { runId?: string; id: string; name: string },
+  now: string,
+): { runId: string; writes: Write[] } {
+  const runId = event.runId ?? event.id;
+  const writes: Write[] =
+    event.runId === undefined ? [["runStarted", [runId, "call", now, event.name, process.pid, HOST]]] : [];
+  return { runId, writes };
+}
+
 /** The writes that record one event (none for events not recorded: progress). */
 export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: string): Write[] {
   switch (event.type) {
@@ -148,11 +159,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
         ],
       ];
     case "call_started": {
-      // A plain call (no run) is recorded as a run of its own, of kind `call`.
-      const runId = event.runId ?? event.id;
-      const writes: Write[] = [];
-      if (event.runId === undefined)
-        writes.push(["runStarted", [runId, "call", now, event.name, process.pid, HOST]]);
+      const { runId, writes } = callRun(event, now);
       writes.push([
         "callStarted",
         [
@@ -170,10 +177,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
       return writes;
     }
     case "call_finished": {
-      const runId = event.runId ?? event.id;
-      const writes: Write[] = [];
-      if (event.runId === undefined)
-        writes.push(["runStarted", [runId, "call", now, event.name, process.pid, HOST]]);
+      const { runId, writes } = callRun(event, now);
       writes.push([
         "callFinished",
         [
