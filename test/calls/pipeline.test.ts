@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type CatalogChange,
@@ -6,7 +10,7 @@ import {
   type SwitchyardEvent,
   type WireRecord,
 } from "../../src/index.js";
-import { failureOf, NODE, ROOT, raw, sdk, waitFor } from "../helpers.js";
+import { failureOf, NODE, ROOT, SDK_SERVER, sdk, waitFor } from "../helpers.js";
 
 const FAULT_SERVER = `${ROOT}test/fixtures/fault-server.mjs`;
 const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
@@ -207,11 +211,29 @@ describe("a restarting server keeps its tools listed", () => {
     expect((await yard.callTool("f_work", { id: "back" })).isError).toBe(false);
   });
 
-  it("reconnect brings back a server that failed at startup", async () => {
-    const yard = await yardOf({ r: raw("--exit-on-initialize", "3") });
-    expect(yard.servers()[0]!.status).toBe("failed");
+  it("reconnect brings back a server that failed at startup, once it can start", async () => {
+    // A server that exits at once until a marker file exists, then starts as the SDK fixture.
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-late-"));
+    const marker = path.join(dir, "ready");
+    const wrapper = path.join(dir, "late-server.mjs");
+    writeFileSync(
+      wrapper,
+      `import { existsSync } from "node:fs";
+if (!existsSync(${JSON.stringify(marker)})) { console.error("not ready yet"); process.exit(3); }
+await import(${JSON.stringify(pathToFileURL(SDK_SERVER).href)});
+`,
+    );
+    const yard = await yardOf({ late: { command: NODE, args: [wrapper] } });
+    expect(yard.servers()[0]!).toMatchObject({ name: "late", status: "failed" });
     expect(yard.tools()).toEqual([]);
-    expect(await yard.reconnect({ failedOnly: true })).toMatchObject([{ name: "r", status: "failed" }]);
+    // Still unable to start: it stays failed.
+    expect(await yard.reconnect({ failedOnly: true })).toMatchObject([{ name: "late", status: "failed" }]);
+
+    writeFileSync(marker, "");
+    expect(await yard.reconnect({ failedOnly: true })).toMatchObject([{ name: "late", status: "ready" }]);
+    expect(yard.tools().map((tool) => tool.name)).toContain("late_echo");
+    expect((await yard.callTool("late_echo", { text: "back" })).text).toBe("back");
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
