@@ -1,3 +1,4 @@
+import { DEFAULT_ROUTING_CONTEXT_CHARS, DEFAULT_ROUTING_CONTEXT_MESSAGES } from "../config/defaults.js";
 import type { SwitchyardConfig } from "../config/schema.js";
 import type { ChatMessage } from "../models/model.js";
 import { type CatalogTool, catalogToolDescriptors, type ServerAbout } from "../routing/catalog-tools.js";
@@ -27,11 +28,6 @@ export interface RoutableHost {
 
 /** The config's `routing` section. */
 export type RoutingSection = SwitchyardConfig["routing"];
-
-/** Characters of each assistant or tool message the router sees (they weigh little anyway). */
-const CONTEXT_CHARS = 300;
-/** Assistant and tool messages the router sees, the most recent ones. */
-const CONTEXT_MESSAGES = 4;
 
 /** A router kept in step with a host's catalog. */
 interface FollowingRouter {
@@ -111,9 +107,9 @@ export function toConversation(
   const users = messages.filter((message) => message.role === "user").map((message) => message.content);
   const others = messages
     .filter((message) => message.role === "assistant" || message.role === "tool")
-    .map((message) => (message.content ?? "").slice(0, CONTEXT_CHARS))
+    .map((message) => (message.content ?? "").slice(0, DEFAULT_ROUTING_CONTEXT_CHARS))
     .filter(Boolean)
-    .slice(-CONTEXT_MESSAGES);
+    .slice(-DEFAULT_ROUTING_CONTEXT_MESSAGES);
   return {
     latestUserMessage: users.at(-1) ?? "",
     earlierUserMessages: users.slice(0, -1),

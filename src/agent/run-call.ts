@@ -1,5 +1,6 @@
 import type { ToolResult } from "../calls/normalize.js";
 import type { CatalogEntry } from "../catalog/catalog.js";
+import { DEFAULT_RECORDED_ERROR_CHARS } from "../config/defaults.js";
 import { type AnchorFormat, type CallOutcome, shapeToolResult } from "../context/shape-result.js";
 import type { TokenCounter } from "../context/tokens.js";
 import { isSwitchyardError, messageOf } from "../errors.js";
@@ -7,9 +8,6 @@ import type { ToolCall } from "../models/model.js";
 import type { Identity } from "../telemetry/audit.js";
 import { type CallRecord, elapsedMs, type RecordedError } from "./events.js";
 import { type CallGuard, callKey, type RunState } from "./guards.js";
-
-/** Characters of a tool's error text kept in a call's record (the model sees the whole, within budget). */
-const RECORDED_TEXT_CHARS = 500;
 
 /** What a run tells the host about a call: which run, which call, which step. */
 export interface ToolCallOptions {
@@ -156,7 +154,7 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
       ? finish(
           "error",
           result.text,
-          { code: "TOOL_ERROR", message: result.text.slice(0, RECORDED_TEXT_CHARS) },
+          { code: "TOOL_ERROR", message: result.text.slice(0, DEFAULT_RECORDED_ERROR_CHARS) },
           result,
         )
       : finish("ok", result.text, undefined, result);

@@ -202,6 +202,8 @@ export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
 export const DEFAULT_OFFERED_TOOLS_ONLY = true;
 /** Whether the model may ask for several tool calls in one turn (`agent.parallelToolCalls`). */
 export const DEFAULT_PARALLEL_TOOL_CALLS = true;
+/** Characters of a tool's error text kept in a call's record (the model sees the whole, within budget). */
+export const DEFAULT_RECORDED_ERROR_CHARS = 500;
 /**
  * Characters of one tool result the model sees before it is cut, when a character budget is asked for
  * (`shapeResult` without a token budget); the agent's results are budgeted in tokens.
@@ -262,6 +264,10 @@ export const DEFAULT_TOP_K = 12;
 export const DEFAULT_OFFER_ALL_UP_TO = 20;
 /** Tools already used in a conversation that stay offered, the most recent first. */
 export const DEFAULT_MAX_USED_KEPT = 8;
+/** Characters of each assistant or tool message the agent's router reads (they weigh little anyway). */
+export const DEFAULT_ROUTING_CONTEXT_CHARS = 300;
+/** Assistant and tool messages the agent's router reads, the most recent ones. */
+export const DEFAULT_ROUTING_CONTEXT_MESSAGES = 4;
 /**
  * When fewer tools than this (or than `topK`, if smaller) match a request, the router fills the offer
  * up to `topK` with its fallback: the matching and used tools' servers first, then every server's
