@@ -3,7 +3,7 @@
 // gateway's resource URL, expiry) — turned into the Identity the policy decides for. The token is
 // read here and nowhere else: nothing in the request's headers reaches an upstream server.
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createRemoteJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
+import type { createRemoteJWKSet, JWTPayload } from "jose";
 import {
   DEFAULT_GATEWAY_CLOCK_SKEW_MS,
   DEFAULT_GATEWAY_JWKS_TIMEOUT_MS,
@@ -13,6 +13,13 @@ import {
 import type { GatewayAuthSection } from "../config/schema.js";
 import { messageOf } from "../errors.js";
 import type { Identity } from "../telemetry/audit.js";
+
+/** `jose`, loaded with the first JWT to check: a gateway without OAuth never loads it. */
+let joseModule: Promise<typeof import("jose")> | undefined;
+const loadJose = () => {
+  joseModule ??= import("jose");
+  return joseModule;
+};
 
 /** The path of the gateway's OAuth protected resource metadata (RFC 9728). */
 export const PROTECTED_RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
@@ -111,8 +118,9 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
       if (!oauth || !keys)
         return challenge(401, "invalid_token", "the token is not one this gateway accepts");
       let claims: JWTPayload;
+      const jose = await loadJose();
       try {
-        ({ payload: claims } = await jwtVerify(token, await keys(), {
+        ({ payload: claims } = await jose.jwtVerify(token, await keys(), {
           issuer: oauth.issuer,
           audience: oauth.audience ?? resourceOf(),
           requiredClaims: ["exp"],
@@ -120,7 +128,7 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
           ...(oauth.algorithms ? { algorithms: oauth.algorithms } : {}),
         }));
       } catch (error) {
-        if (isIssuerUnreachable(error))
+        if (isIssuerUnreachable(error, jose.errors))
           return Response.json(
             {
               error: "temporarily_unavailable",
@@ -128,7 +136,7 @@ export function createGatewayAuth(section: GatewayAuthSection, options: GatewayA
             },
             { status: 503 },
           );
-        return challenge(401, "invalid_token", tokenProblem(error));
+        return challenge(401, "invalid_token", tokenProblem(error, jose.errors));
       }
       const granted = typeof claims.scope === "string" ? claims.scope.split(" ") : [];
       const missing = (oauth.scopes ?? []).filter((scope) => !granted.includes(scope));
@@ -156,6 +164,7 @@ function lazyJwks(oauth: NonNullable<GatewayAuthSection["oauth"]>) {
   return () => {
     keys ??= (async () => {
       const uri = oauth.jwksUri ?? (await discoverJwksUri(oauth.issuer));
+      const { createRemoteJWKSet } = await loadJose();
       return createRemoteJWKSet(new URL(uri), { timeoutDuration: DEFAULT_GATEWAY_JWKS_TIMEOUT_MS });
     })();
     // A failed discovery is tried again on the next token, not remembered.
@@ -199,7 +208,9 @@ async function discoverJwksUri(issuer: string): Promise<string> {
 
 class JwksDiscoveryError extends Error {}
 
-function isIssuerUnreachable(error: unknown): boolean {
+type JoseErrors = typeof import("jose").errors;
+
+function isIssuerUnreachable(error: unknown, joseErrors: JoseErrors): boolean {
   return (
     error instanceof JwksDiscoveryError ||
     error instanceof joseErrors.JWKSTimeout ||
@@ -209,7 +220,7 @@ function isIssuerUnreachable(error: unknown): boolean {
 }
 
 /** What is wrong with a token, in words a client's developer can act on. */
-function tokenProblem(error: unknown): string {
+function tokenProblem(error: unknown, joseErrors: JoseErrors): string {
   if (error instanceof joseErrors.JWTExpired) return "the token has expired";
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === "aud") return "the token is not for this gateway (its aud claim does not name it)";
