@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import {
   createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isJsonContentType,
   isLegacyRequest,
   type McpHttpHandler,
   type Server,
@@ -176,10 +178,10 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       return { closed: ended };
     },
 
-    async handle(request) {
-      if (new URL(request.url).pathname !== path) return new Response("Not Found", { status: 404 });
+    async handle(incoming) {
+      if (new URL(incoming.url).pathname !== path) return new Response("Not Found", { status: 404 });
       if (closed) return new Response("the gateway is shutting down", { status: 503 });
-      const identity = await identify(request);
+      const identity = await identify(incoming);
       if (identity instanceof Response) return identity;
       const authInfo = {
         token: "",
@@ -187,7 +189,9 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
         scopes: [...identity.roles],
         extra: { identity },
       };
-      if (!(await isLegacyRequest(request))) return modern.fetch(request, { authInfo });
+      const { parsedBody, request } = await readJsonBody(incoming);
+      const given = { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) };
+      if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
       const id = request.headers.get("mcp-session-id");
       if (id) {
         const session = sessions.get(id);
@@ -208,7 +212,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
         // The most recently used last: when there are too many, the one unused longest goes first.
         sessions.delete(id);
         sessions.set(id, session);
-        return session.transport.handleRequest(request, { authInfo });
+        return session.transport.handleRequest(request, given);
       }
       const transport: WebStandardStreamableHTTPServerTransport =
         new WebStandardStreamableHTTPServerTransport({
@@ -229,7 +233,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
       await keep(build()).connect(transport);
-      return transport.handleRequest(request, { authInfo });
+      return transport.handleRequest(request, given);
     },
 
     async close() {
@@ -248,6 +252,28 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       await this.close();
     },
   };
+}
+
+/**
+ * A JSON POST's body, read and parsed once here for the SDK (its era check, then the transport, would
+ * each clone, read and parse it again). Anything else — not a JSON POST, no declared length or one
+ * past the SDK's bound (`DEFAULT_MAX_REQUEST_BODY_SIZE`), an empty or unparsable body — is left for the SDK to read and answer as it
+ * does: the request it gets then carries the same bytes.
+ */
+async function readJsonBody(request: Request): Promise<{ parsedBody?: unknown; request: Request }> {
+  const length = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (
+    request.method !== "POST" ||
+    !(length > 0 && length <= DEFAULT_MAX_REQUEST_BODY_SIZE) ||
+    !isJsonContentType(request.headers.get("content-type"))
+  )
+    return { request };
+  const text = await request.text();
+  try {
+    return { parsedBody: JSON.parse(text), request };
+  } catch {
+    return { request: new Request(request, { body: text }) };
+  }
 }
 
 /** The package's version (`package.json`, two folders up from dist/gateway/ as from src/gateway/). */
