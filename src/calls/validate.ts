@@ -1,5 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import { lazyRequire } from "../lazy-require.js";
 
 /** A JSON Schema as servers send it. */
 export type JsonSchema = Record<string, unknown>;
@@ -15,11 +16,18 @@ export type ValidationResult =
     };
 
 const ajvOptions = { allErrors: true, strict: false, logger: false, validateFormats: false } as const;
-const draft7 = new Ajv(ajvOptions);
+// ajv is loaded, and its validators made, with the first schema to check: not at import.
+const ajvModule = lazyRequire<typeof import("ajv")>("ajv");
+const ajv2020Module = lazyRequire<typeof import("ajv/dist/2020.js")>("ajv/dist/2020.js");
+let draft7: Ajv | undefined;
+function draft7Ajv(): Ajv {
+  draft7 ??= new (ajvModule().Ajv)(ajvOptions);
+  return draft7;
+}
 /** Made on first use: most servers send draft-07 schemas or none. */
 let draft2020: Ajv2020 | undefined;
 function draft2020Ajv(): Ajv2020 {
-  draft2020 ??= new Ajv2020(ajvOptions);
+  draft2020 ??= new (ajv2020Module().Ajv2020)(ajvOptions);
   return draft2020;
 }
 const compiled = new WeakMap<object, ValidateFunction | null>();
@@ -46,7 +54,7 @@ function compile(schema: JsonSchema): ValidateFunction | null {
   let validate = compiled.get(schema);
   if (validate !== undefined) return validate;
   const { $schema, ...rest } = schema;
-  const ajv = typeof $schema === "string" && /2019-09|2020-12/.test($schema) ? draft2020Ajv() : draft7;
+  const ajv = typeof $schema === "string" && /2019-09|2020-12/.test($schema) ? draft2020Ajv() : draft7Ajv();
   try {
     validate = ajv.compile(rest);
   } catch {
