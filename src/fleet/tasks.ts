@@ -54,6 +54,8 @@ export interface TaskCallOptions extends CallOptions {
 }
 
 const TERMINAL = new Set<Task["status"]>(["completed", "failed", "cancelled"]);
+/** Status notifications kept for tasks whose follower is not in place yet. */
+const EARLY_STATUS_KEPT = 32;
 
 /**
  * The tool calls of one session that run as tasks (the 2025-11-25 tasks extension): each is sent
@@ -69,6 +71,11 @@ export class TaskCalls {
    * closes each is told so at once, rather than at its next poll.
    */
   readonly #followed = new Map<string, (news: Task | "closed") => void>();
+  /**
+   * Status notifications of tasks not followed yet: one can come in the same read as the answer that
+   * created its task, before the follower is in place. Kept (the latest per task, a few tasks) for it.
+   */
+  readonly #early = new Map<string, Task>();
   /** The progress tokens of task calls: progress goes on through the task's life, not only until it is created. */
   readonly #progress = new Map<string, (progress: CallProgress) => void>();
   #calls = 0;
@@ -191,6 +198,11 @@ export class TaskCalls {
       }
       wake?.();
     });
+    const early = this.#early.get(task.taskId);
+    if (early !== undefined) {
+      this.#early.delete(task.taskId);
+      news = early;
+    }
     while (!TERMINAL.has(task.status) && task.status !== "input_required") {
       if (news === undefined) {
         const pollMs = Math.max(
@@ -276,7 +288,13 @@ export class TaskCalls {
     if (method === "notifications/tasks/status" && typeof params?.taskId === "string") {
       const parsed = specTypeSchemas.Task["~standard"].validate(params);
       if (!(parsed instanceof Promise) && parsed.issues === undefined) {
-        this.#followed.get(params.taskId)?.(parsed.value);
+        const follower = this.#followed.get(params.taskId);
+        if (follower) follower(parsed.value);
+        else {
+          this.#early.delete(params.taskId); // the latest last, and the oldest first out
+          this.#early.set(params.taskId, parsed.value);
+          if (this.#early.size > EARLY_STATUS_KEPT) this.#early.delete(this.#early.keys().next().value!);
+        }
       }
     }
     return false;
