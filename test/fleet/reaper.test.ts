@@ -118,6 +118,8 @@ describe("the reaper: no server outlives its host", () => {
         close ? "--close" : "--await",
       ]);
       await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
+      // /proc can lag a moment on a loaded machine (the reaper not yet exec'd): it shows within the wait.
+      await waitFor(() => reapersOf(host.child.pid!).length > 0, 2_000, "the host's reaper");
       const reapers = reapersOf(host.child.pid!);
       expect(reapers).toHaveLength(1);
       const exit = await host.exited;
