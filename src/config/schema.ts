@@ -56,6 +56,15 @@ function isRegExp(pattern: string): boolean {
   }
 }
 
+/** A list of regular expressions (compiled case-insensitive, Unicode); the error names the bad ones. */
+const regExpList = stringArray.refine((list) => list.every(isRegExp), {
+  error: (issue) =>
+    `expected regular expressions; not valid: ${(issue.input as string[])
+      .filter((pattern) => !isRegExp(pattern))
+      .map((pattern) => JSON.stringify(pattern))
+      .join(", ")}`,
+});
+
 const versionNegotiation = z.union(
   [
     z.enum(VERSION_NEGOTIATION_MODES),
@@ -195,15 +204,7 @@ export const agentSchema = z.strictObject({
         z.strictObject({
           minScore: z.number({ error: "expected a number" }).positive("expected a number above 0").optional(),
           /** Regular expressions (case-insensitive) of questions that need a tool, e.g. "天气|weather". */
-          patterns: stringArray
-            .refine((list) => list.every(isRegExp), {
-              error: (issue) =>
-                `expected regular expressions; not valid: ${(issue.input as string[])
-                  .filter((pattern) => !isRegExp(pattern))
-                  .map((pattern) => JSON.stringify(pattern))
-                  .join(", ")}`,
-            })
-            .optional(),
+          patterns: regExpList.optional(),
           message: z.string({ error: "expected the reminder as a string" }).optional(),
         }),
       ],
@@ -348,15 +349,7 @@ function isUnicodeRegExp(pattern: string): boolean {
 export const redactSchema = z.strictObject(
   {
     keys: stringArray.optional(),
-    patterns: stringArray
-      .refine((list) => list.every(isRegExp), {
-        error: (issue) =>
-          `expected regular expressions; not valid: ${(issue.input as string[])
-            .filter((pattern) => !isRegExp(pattern))
-            .map((pattern) => JSON.stringify(pattern))
-            .join(", ")}`,
-      })
-      .optional(),
+    patterns: regExpList.optional(),
   },
   { error: 'expected { "keys"?: [names], "patterns"?: [regular expressions] }' },
 );
