@@ -114,12 +114,14 @@ describe("the reaper: no server outlives its host", () => {
       const host = startHost([
         CALL_HOST,
         file,
-        ...["--call", "wrapper_echo", '{"text":"hi"}'],
+        // A call that lasts longer than the wait for the reaper below: the host cannot exit (and its reaper
+        // leave) before the test has seen the reaper, however slow the machine.
+        ...["--call", "wrapper_sleep", '{"ms":4000}'],
         close ? "--close" : "--await",
       ]);
       await waitFor(() => host.stdout().includes("calling"), 15_000, "the host to connect and call");
       // /proc can lag a moment on a loaded machine (the reaper not yet exec'd): it shows within the wait.
-      await waitFor(() => reapersOf(host.child.pid!).length > 0, 2_000, "the host's reaper");
+      await waitFor(() => reapersOf(host.child.pid!).length > 0, 3_000, "the host's reaper");
       const reapers = reapersOf(host.child.pid!);
       expect(reapers).toHaveLength(1);
       const exit = await host.exited;
