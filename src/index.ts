@@ -8,6 +8,7 @@ export {
   type AttachedResource,
   DEFAULT_SYSTEM_PROMPT,
   LAST_STEP_NOTE,
+  type OfferedWhy,
   type RunOptions,
   type SelectionContext,
 } from "./agent/agent.js";

@@ -123,6 +123,13 @@ interface OfferableCatalog {
   byName: Map<string, CatalogTool>;
 }
 
+/** Why a selector picked a tool, as a step's record keeps it. */
+export interface OfferedWhy {
+  name: string;
+  score?: number;
+  reason?: string;
+}
+
 /** What a tool selector sees: the conversation so far. */
 export interface SelectionContext {
   messages: readonly ChatMessage[];
@@ -133,6 +140,11 @@ export interface SelectionContext {
    * absent when a selector is called outside a run.
    */
   state?: LocalToolState;
+  /**
+   * Say why the tools were picked (a router's score and reason per name): the step's record
+   * (`step_started`'s `offered`) then carries them beside the names. Optional for a selector.
+   */
+  explain?(picked: readonly OfferedWhy[]): void;
 }
 
 export interface AgentOptions {
@@ -428,9 +440,10 @@ export class Agent {
         spans.step(state.step);
         const last = state.step >= this.#maxSteps;
         let offered: ModelTool[] = [];
+        const why = new Map<string, OfferedWhy>();
         if (!last) {
           try {
-            offered = await unlessAborted(this.#offer(state, usedTools, tools), signal);
+            offered = await unlessAborted(this.#offer(state, usedTools, tools, why), signal);
           } catch (error) {
             if (signal?.aborted) return cancelled();
             return finish(
@@ -446,7 +459,10 @@ export class Agent {
           runId,
           step: state.step,
           tools: offered.length,
-          offered: offered.map((tool) => tool.name),
+          offered: offered.map((tool) => {
+            const picked = why.get(tool.name);
+            return picked ? { ...picked, name: tool.name } : tool.name;
+          }),
         });
 
         // What the model is sent: built from the working record within the window.
@@ -688,6 +704,7 @@ export class Agent {
     state: LocalToolState,
     usedTools: ReadonlySet<string>,
     local: LocalToolHost,
+    why?: Map<string, OfferedWhy>,
   ): Promise<ModelTool[]> {
     const version = this.#options.host.catalogVersion;
     const identity = state.identity;
@@ -706,7 +723,10 @@ export class Agent {
     const select = this.#options.toolSearch?.selectTools ?? this.#options.selectTools;
     if (select) {
       // In the selector's order: a router's puts pinned and used tools first, then the best matches.
-      const chosen = new Set(await select({ messages: state.messages, usedTools, state }));
+      const explain = (picked: readonly OfferedWhy[]) => {
+        for (const one of picked) why?.set(one.name, one);
+      };
+      const chosen = new Set(await select({ messages: state.messages, usedTools, state, explain }));
       tools = [...chosen].flatMap((name) => byName.get(name) ?? []);
     }
     const catalog = tools.map((tool) => {

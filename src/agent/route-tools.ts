@@ -84,9 +84,17 @@ export function routeTools(
 ): (context: SelectionContext) => Promise<readonly string[]> {
   const entry =
     router instanceof Router ? (following.get(router) ?? { router, sync: () => {} }) : follow(host, router);
-  return async ({ messages, usedTools }) => {
+  return async ({ messages, usedTools, explain }) => {
     entry.sync();
     const offered = await entry.router.select(toConversation(messages, usedTools));
+    // The step's record keeps each tool's score and why it was offered (ranked, pinned, used, all).
+    explain?.(
+      offered.map((tool) => ({
+        name: tool.id,
+        reason: tool.reason,
+        ...(tool.score !== undefined ? { score: Math.round(tool.score * 1000) / 1000 } : {}),
+      })),
+    );
     return offered.map((tool) => tool.id);
   };
 }

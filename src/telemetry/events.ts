@@ -80,8 +80,11 @@ export type SwitchyardEvent =
       step: number;
       /** How many tools the model is offered at this step. */
       tools: number;
-      /** Their names (with the router's score, when one ranked them), in the order offered. */
-      offered?: ReadonlyArray<string | { name: string; score?: number }>;
+      /**
+       * Their names, in the order offered; a name with the router's score and reason (`ranked`,
+       * `pinned`, `used`, `all`, …) when a router picked it.
+       */
+      offered?: ReadonlyArray<string | { name: string; score?: number; reason?: string }>;
     }
   | {
       type: "model_answered";
