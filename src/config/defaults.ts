@@ -473,6 +473,13 @@ export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;
  * 404 and starts another). A session costs a server instance and its transport.
  */
 export const DEFAULT_GATEWAY_MAX_SESSIONS = 1_000;
+/**
+ * A 2025-11-25 HTTP session kept in the store (`createGateway(…, { sessionStore })`, which `switchyard
+ * serve` passes) is taken up by any replica until it has gone unused this long; then it is forgotten.
+ */
+export const DEFAULT_GATEWAY_SESSION_IDLE_MS = 24 * 60 * 60_000;
+/** How often, at most, a session's last use is written to the store (a write per request would cost each call). */
+export const DEFAULT_GATEWAY_SESSION_TOUCH_MS = 60_000;
 
 // --- The gateway's authentication (`gateway.auth`) ----------------------------------------------
 

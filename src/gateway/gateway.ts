@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import {
+  type AuthInfo,
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isJsonContentType,
@@ -15,8 +16,11 @@ import {
   DEFAULT_GATEWAY_MAX_SESSIONS,
   DEFAULT_GATEWAY_MODE,
   DEFAULT_GATEWAY_PATH,
+  DEFAULT_GATEWAY_SESSION_IDLE_MS,
+  DEFAULT_GATEWAY_SESSION_TOUCH_MS,
 } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
+import type { Store } from "../store/store.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { ClientRelay } from "./relay.js";
@@ -58,6 +62,29 @@ export interface GatewayOptions {
    * gets 404 `Session not found` and starts another). Default {@link DEFAULT_GATEWAY_MAX_SESSIONS}.
    */
   maxSessions?: number;
+  /**
+   * Where 2025-11-25 HTTP sessions are kept beside this process's memory (the run store: `switchyard
+   * serve` passes its own), so that a request for a session another replica began — or this one before
+   * a restart — is taken up here: the client's `initialize` is replayed into a new server instance under
+   * the same `Mcp-Session-Id`. Without it a session lives in the process that began it.
+   */
+  sessionStore?: GatewaySessionStore;
+  /** Told of sessions the store could not keep or give back (the session then lives in this process only). */
+  onSessionStoreError?: (error: unknown) => void;
+}
+
+/** What the gateway needs of a store to share its 2025-11-25 sessions (every `Store` has it). */
+export type GatewaySessionStore = Pick<
+  Store,
+  "saveGatewaySession" | "gatewaySession" | "touchGatewaySession" | "dropGatewaySession"
+>;
+
+/** A 2025-11-25 session this process holds. */
+interface HeldSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  user: string;
+  /** When its last use was written to the session store (ms since the epoch). */
+  touchedAt: number;
 }
 
 /** The whole fleet of a Switchyard as one MCP server. */
@@ -110,7 +137,11 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   };
   const build = () => buildGatewayServer(parts);
   const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; user: string }>();
+  const sessions = new Map<string, HeldSession>();
+  /** Sessions being taken up from the store: two requests for one come together, one replay. */
+  const restoring = new Map<string, Promise<HeldSession | undefined>>();
+  const shared = options.sessionStore;
+  const storeFailed = (error: unknown) => options.onSessionStoreError?.(error);
   const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
   if (!Number.isInteger(maxSessions) || maxSessions < 1)
     throw new SwitchyardError(
@@ -157,6 +188,91 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     return found ?? parts.identity;
   }
 
+  /** Hold a session here; past `maxSessions` the one unused longest is ended in this process (not in the store). */
+  function hold(id: string, session: HeldSession) {
+    sessions.set(id, session);
+    for (const [oldest, old] of sessions) {
+      if (sessions.size <= maxSessions) break;
+      sessions.delete(oldest);
+      void old.transport.close().catch(() => {});
+    }
+  }
+
+  /** A transport for a 2025-11-25 session of `user`; `id` makes its session id (a new one, or a stored one). */
+  function sessionTransport(user: string, id: () => string, initialize: () => unknown) {
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: id,
+      onsessioninitialized: async (sessionId) => {
+        hold(sessionId, { transport, user, touchedAt: Date.now() });
+        const now = new Date().toISOString();
+        // Kept before the client hears of the session: its next request may go to another replica.
+        await shared
+          ?.saveGatewaySession({ id: sessionId, user, createdAt: now, usedAt: now, initialize: initialize() })
+          .catch(storeFailed);
+      },
+      onsessionclosed: (sessionId) => {
+        sessions.delete(sessionId);
+        const unusedSince = new Date(Date.now() - DEFAULT_GATEWAY_SESSION_IDLE_MS).toISOString();
+        void shared?.dropGatewaySession(sessionId, unusedSince).catch(storeFailed);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId && sessions.get(transport.sessionId)?.transport === transport)
+        sessions.delete(transport.sessionId);
+    };
+    return transport;
+  }
+
+  /**
+   * Take up a session this process does not hold from the store: a new server instance, the client's
+   * `initialize` and `notifications/initialized` replayed into it under the session's id. Undefined when
+   * the store has no such session (or it went unused past `DEFAULT_GATEWAY_SESSION_IDLE_MS`).
+   */
+  function restore(id: string, authInfo: AuthInfo): Promise<HeldSession | undefined> {
+    let pending = restoring.get(id);
+    if (!pending) {
+      pending = (async () => {
+        const record = await shared?.gatewaySession(id).catch((error) => void storeFailed(error));
+        if (!record) return undefined;
+        if (Date.parse(record.usedAt) < Date.now() - DEFAULT_GATEWAY_SESSION_IDLE_MS) {
+          void shared?.dropGatewaySession(id).catch(storeFailed);
+          return undefined;
+        }
+        const transport = sessionTransport(
+          record.user,
+          () => id,
+          () => record.initialize,
+        );
+        await keep(build()).connect(transport);
+        const replay = (message: unknown, headers: Record<string, string> = {}) =>
+          transport.handleRequest(
+            new Request("http://127.0.0.1/", {
+              method: "POST",
+              headers: {
+                accept: "application/json, text/event-stream",
+                "content-type": "application/json",
+                ...headers,
+              },
+              body: JSON.stringify(message),
+            }),
+            { authInfo, parsedBody: message },
+          );
+        const opened = await replay(record.initialize);
+        await opened.text(); // the initialize result, for nobody: the client had it from the first replica
+        if (!opened.ok) {
+          void transport.close().catch(() => {});
+          return undefined;
+        }
+        await (
+          await replay({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })
+        ).text();
+        return sessions.get(id);
+      })().finally(() => restoring.delete(id));
+      restoring.set(id, pending);
+    }
+    return pending;
+  }
+
   return {
     async connectStdio(streams = {}) {
       if (closed) throw new SwitchyardError("CLOSED", "this gateway is closed");
@@ -194,7 +310,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
       const id = request.headers.get("mcp-session-id");
       if (id) {
-        const session = sessions.get(id);
+        const session = sessions.get(id) ?? (await restore(id, authInfo));
         if (!session)
           return Response.json(
             { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
@@ -212,26 +328,21 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
         // The most recently used last: when there are too many, the one unused longest goes first.
         sessions.delete(id);
         sessions.set(id, session);
+        if (shared && Date.now() - session.touchedAt >= DEFAULT_GATEWAY_SESSION_TOUCH_MS) {
+          session.touchedAt = Date.now();
+          void shared.touchGatewaySession(id, new Date().toISOString()).catch(storeFailed);
+        }
         return session.transport.handleRequest(request, given);
       }
-      const transport: WebStandardStreamableHTTPServerTransport =
-        new WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sessionId) => {
-            sessions.set(sessionId, { transport, user: identity.user });
-            for (const [oldest, session] of sessions) {
-              if (sessions.size <= maxSessions) break;
-              sessions.delete(oldest);
-              void session.transport.close().catch(() => {});
-            }
-          },
-          onsessionclosed: (sessionId) => {
-            sessions.delete(sessionId);
-          },
-        });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
+      // The initialize request, kept with the session for a replica that takes it up.
+      const initialize =
+        shared && parsedBody === undefined
+          ? await request
+              .clone()
+              .json()
+              .catch(() => undefined)
+          : parsedBody;
+      const transport = sessionTransport(identity.user, randomUUID, () => initialize);
       await keep(build()).connect(transport);
       return transport.handleRequest(request, given);
     },

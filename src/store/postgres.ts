@@ -15,6 +15,7 @@ import {
   auditRecordOf,
   auditRowOf,
   eventWrites,
+  gatewaySessionOf,
   MIGRATIONS,
   type Row,
   runSummaryOf,
@@ -32,6 +33,7 @@ import {
 import type {
   AuditHead,
   AuditQuery,
+  GatewaySessionRecord,
   RunSummary,
   SessionState,
   SessionSummary,
@@ -177,6 +179,32 @@ export class PostgresStore implements Store {
 
   async sessions(options: { limit?: number } = {}): Promise<SessionSummary[]> {
     return (await this.#query("sessions", [options.limit ?? DEFAULT_RUNS_LISTED])).map(sessionSummaryOf);
+  }
+
+  async saveGatewaySession(session: GatewaySessionRecord): Promise<void> {
+    const values = [
+      session.id,
+      session.user,
+      session.createdAt,
+      session.usedAt,
+      JSON.stringify(session.initialize),
+    ];
+    await this.#writeAll([["gatewaySessionSave", values]]);
+  }
+
+  async gatewaySession(id: string): Promise<GatewaySessionRecord | undefined> {
+    const [row] = await this.#query("gatewaySession", [id]);
+    return row ? gatewaySessionOf(row) : undefined;
+  }
+
+  async touchGatewaySession(id: string, usedAt: string): Promise<void> {
+    await this.#query("gatewaySessionTouch", [usedAt, id]);
+  }
+
+  async dropGatewaySession(id: string, unusedSince?: string): Promise<void> {
+    const writes: Write[] = [["gatewaySessionDrop", [id]]];
+    if (unusedSince !== undefined) writes.push(["gatewaySessionsPrune", [unusedSince]]);
+    await this.#writeAll(writes);
   }
 
   /**

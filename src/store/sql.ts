@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { AUDIT_GENESIS_HASH, type AuditRow } from "../telemetry/audit.js";
 import type { RecordedError, SwitchyardEvent, TokenUsage } from "../telemetry/events.js";
 import type {
+  GatewaySessionRecord,
   RunSummary,
   SessionHandle,
   SessionSummary,
@@ -43,6 +44,12 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     "CREATE INDEX audit_by_run ON audit (run_id)",
     "CREATE TABLE audit_head (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL)",
     `INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '${AUDIT_GENESIS_HASH}')`,
+  ],
+  [
+    // The gateway's 2025-11-25 HTTP sessions, so that any replica can take up a session another began.
+    `CREATE TABLE gateway_sessions (
+      id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at TEXT NOT NULL, used_at TEXT NOT NULL,
+      initialize TEXT NOT NULL)`,
   ],
 ];
 
@@ -86,6 +93,12 @@ export const SQL = {
   auditSetHead: "UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1",
   auditAfter: "SELECT * FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2",
   auditLast: "SELECT * FROM (SELECT * FROM audit ORDER BY seq DESC LIMIT $1) AS last_rows ORDER BY seq",
+  gatewaySessionSave:
+    "INSERT INTO gateway_sessions (id, user_id, created_at, used_at, initialize) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET used_at = excluded.used_at",
+  gatewaySession: "SELECT * FROM gateway_sessions WHERE id = $1",
+  gatewaySessionTouch: "UPDATE gateway_sessions SET used_at = $1 WHERE id = $2",
+  gatewaySessionDrop: "DELETE FROM gateway_sessions WHERE id = $1",
+  gatewaySessionsPrune: "DELETE FROM gateway_sessions WHERE used_at < $1",
 } as const;
 
 export type StatementName = keyof typeof SQL;
@@ -411,4 +424,15 @@ export function auditRecordOf(row: Row): StoredAuditRecord {
 /** An audit row as read back: the hashed entry, with its place in the chain. */
 export function auditRowOf(record: StoredAuditRecord): AuditRow {
   return { ...(JSON.parse(record.entry) as AuditRow), prevHash: record.prevHash, hash: record.hash };
+}
+
+/** A gateway session row as the gateway reads it back. */
+export function gatewaySessionOf(row: Row): GatewaySessionRecord {
+  return {
+    id: String(row.id),
+    user: String(row.user_id),
+    createdAt: String(row.created_at),
+    usedAt: String(row.used_at),
+    initialize: JSON.parse(String(row.initialize)) as unknown,
+  };
 }

@@ -13,6 +13,7 @@ import {
   auditRecordOf,
   auditRowOf,
   eventWrites,
+  gatewaySessionOf,
   MIGRATIONS,
   type Row,
   runSummaryOf,
@@ -30,6 +31,7 @@ import {
 import type {
   AuditHead,
   AuditQuery,
+  GatewaySessionRecord,
   RunSummary,
   SessionState,
   SessionSummary,
@@ -157,6 +159,32 @@ export class SqliteStore implements Store {
 
   async sessions(options: { limit?: number } = {}): Promise<SessionSummary[]> {
     return this.#all("sessions", options.limit ?? DEFAULT_RUNS_LISTED).map(sessionSummaryOf);
+  }
+
+  async saveGatewaySession(session: GatewaySessionRecord): Promise<void> {
+    const values = [
+      session.id,
+      session.user,
+      session.createdAt,
+      session.usedAt,
+      JSON.stringify(session.initialize),
+    ];
+    this.#guard(() => this.#writeAll.immediate([["gatewaySessionSave", values]]));
+  }
+
+  async gatewaySession(id: string): Promise<GatewaySessionRecord | undefined> {
+    const [row] = this.#all("gatewaySession", id);
+    return row ? gatewaySessionOf(row) : undefined;
+  }
+
+  async touchGatewaySession(id: string, usedAt: string): Promise<void> {
+    this.#guard(() => this.#writeAll.immediate([["gatewaySessionTouch", [usedAt, id]]]));
+  }
+
+  async dropGatewaySession(id: string, unusedSince?: string): Promise<void> {
+    const writes: Write[] = [["gatewaySessionDrop", [id]]];
+    if (unusedSince !== undefined) writes.push(["gatewaySessionsPrune", [unusedSince]]);
+    this.#guard(() => this.#writeAll.immediate(writes));
   }
 
   async append(entry: AuditEntry): Promise<AuditRow> {

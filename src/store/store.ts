@@ -105,6 +105,22 @@ export interface StoredSession extends SessionSummary, SessionState {
   messages: unknown[];
 }
 
+/**
+ * A 2025-11-25 HTTP session of the gateway, kept so that another replica (or the same one after a
+ * restart) can take it up: whose it is, and the client's `initialize` request to replay there.
+ */
+export interface GatewaySessionRecord {
+  /** The `Mcp-Session-Id`. */
+  id: string;
+  user: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** When a request last came for it (written at most once a `DEFAULT_GATEWAY_SESSION_TOUCH_MS`). */
+  usedAt: string;
+  /** The client's JSON-RPC `initialize` request, as it came. */
+  initialize: unknown;
+}
+
 /** An audit row as stored: the canonical text that was hashed, and the columns kept beside it for queries. */
 export interface StoredAuditRecord {
   seq: number;
@@ -160,6 +176,13 @@ export interface Store extends AuditSink {
   session(id: string): Promise<StoredSession | undefined>;
   /** The latest sessions, most recently used first. */
   sessions(options?: { limit?: number }): Promise<SessionSummary[]>;
+
+  /** Keep a gateway session (created, or its `usedAt` moved on when it exists). */
+  saveGatewaySession(session: GatewaySessionRecord): Promise<void>;
+  gatewaySession(id: string): Promise<GatewaySessionRecord | undefined>;
+  touchGatewaySession(id: string, usedAt: string): Promise<void>;
+  /** Forget a session (the client ended it), and every session unused since `unusedSince` when given. */
+  dropGatewaySession(id: string, unusedSince?: string): Promise<void>;
 
   /**
    * Append an entry to the audit log: numbered (`seq`), chained to the row before (`prevHash`) and

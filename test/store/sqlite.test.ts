@@ -6,6 +6,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { defaultStorePath, openStore } from "../../src/index.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sql.js";
 import { NODE, ROOT } from "../helpers.js";
 import { storeSuite } from "./store-suite.js";
 
@@ -35,7 +36,7 @@ describe("sqlite store", () => {
     await store.close();
     const db = new Database(target, { readonly: true });
     expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.prepare("SELECT version FROM switchyard_schema").all()).toEqual([{ version: 1 }]);
+    expect(db.prepare("SELECT version FROM switchyard_schema").all()).toEqual([{ version: SCHEMA_VERSION }]);
     db.close();
     // Its owner's only, as is the folder it made.
     expect(statSync(target).mode & 0o777).toBe(0o600);
@@ -47,8 +48,33 @@ describe("sqlite store", () => {
     await store.close();
     await exec("UPDATE switchyard_schema SET version = 99");
     await expect(openStore({ path: target })).rejects.toThrow(
-      /has schema version 99, newer than this Switchyard knows \(1\): upgrade switchyard/,
+      new RegExp(
+        `has schema version 99, newer than this Switchyard knows \\(${SCHEMA_VERSION}\\): upgrade switchyard`,
+      ),
     );
+  });
+
+  it("brings a file of the first schema version up to date, keeping what it holds", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-store-"));
+    const target = path.join(dir, "v1.db");
+    const db = new Database(target);
+    for (const statement of MIGRATIONS[0]!) db.exec(statement);
+    db.exec(
+      "CREATE TABLE switchyard_schema (version INTEGER NOT NULL); INSERT INTO switchyard_schema VALUES (1)",
+    );
+    db.prepare("INSERT INTO sessions VALUES ('old', 'a', 'a', 'kept', 1, ?)").run('{"messages":[]}');
+    db.close();
+    const store = await openStore({ path: target });
+    expect((await store.session("old"))?.title).toBe("kept");
+    const at = new Date().toISOString();
+    await store.saveGatewaySession({ id: "g", user: "u", createdAt: at, usedAt: at, initialize: {} });
+    expect((await store.gatewaySession("g"))?.user).toBe("u");
+    await store.close();
+    const check = new Database(target, { readonly: true });
+    expect(check.prepare("SELECT version FROM switchyard_schema").all()).toEqual([
+      { version: SCHEMA_VERSION },
+    ]);
+    check.close();
   });
 
   it("says which file it cannot open", async () => {

@@ -360,6 +360,44 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       expect((await verifyAudit(store)).ok).toBe(true);
     });
 
+    it("keeps the gateway's sessions: saved, read back, touched, dropped, and the idle ones pruned", async () => {
+      const { store } = await start();
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25" },
+      };
+      const at = (hours: number) => new Date(Date.UTC(2026, 0, 1, hours)).toISOString();
+      await store.saveGatewaySession({ id: "s1", user: "ana", createdAt: at(0), usedAt: at(0), initialize });
+      await store.saveGatewaySession({ id: "s2", user: "bo", createdAt: at(0), usedAt: at(1), initialize });
+      expect(await store.gatewaySession("s1")).toEqual({
+        id: "s1",
+        user: "ana",
+        createdAt: at(0),
+        usedAt: at(0),
+        initialize,
+      });
+      // Saved again (another replica began it at the same moment): it stays as it was but for its last use.
+      await store.saveGatewaySession({
+        id: "s1",
+        user: "ana",
+        createdAt: at(5),
+        usedAt: at(2),
+        initialize: {},
+      });
+      expect(await store.gatewaySession("s1")).toMatchObject({ createdAt: at(0), usedAt: at(2), initialize });
+      await store.touchGatewaySession("s2", at(3));
+      expect((await store.gatewaySession("s2"))?.usedAt).toBe(at(3));
+      expect(await store.gatewaySession("nope")).toBeUndefined();
+      // Dropping one prunes every session unused since the cut-off too.
+      await store.saveGatewaySession({ id: "s3", user: "cy", createdAt: at(0), usedAt: at(0), initialize });
+      await store.dropGatewaySession("s2", at(1));
+      expect(await store.gatewaySession("s2")).toBeUndefined();
+      expect(await store.gatewaySession("s3")).toBeUndefined();
+      expect(await store.gatewaySession("s1")).toBeDefined();
+    });
+
     describe("audit verify finds each kind of tampering", () => {
       async function logOf(rows: number) {
         const opened = await start();

@@ -77,6 +77,17 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     relay,
     version: PACKAGE_VERSION,
     ...(auth ? { authenticate: auth.authenticate } : {}),
+    // 2025-11-25 sessions kept in the store too: any replica sharing it (PostgreSQL) takes them up.
+    ...(store
+      ? {
+          sessionStore: store,
+          onSessionStoreError: (error: unknown) =>
+            ctx.logger.warn(
+              {},
+              `a gateway session is held in this process only: ${(error as Error).message}`,
+            ),
+        }
+      : {}),
   });
   // Until the client goes (stdio) or a signal comes: then everything is closed in order.
   let stop!: (code: number) => void;
