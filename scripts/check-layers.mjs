@@ -20,6 +20,7 @@ import { pathToFileURL } from "node:url";
 /** The layers, top first: one folder each under src/. */
 export const LAYERS = [
   "cli",
+  "viewer",
   "gateway",
   "adapters",
   "agent",
@@ -45,9 +46,10 @@ const PUBLIC_ENTRY_POINTS = [
   "src/plan/index.ts",
   "src/testing/index.ts",
   "src/gateway/index.ts",
+  "src/viewer/index.ts",
 ];
 const LOWER_LAYERS = ["fleet", "catalog", "calls", "models", "routing", "context"];
-const UPPER_LAYERS = ["agent", "plan", "gateway", "adapters", "cli", "store"];
+const UPPER_LAYERS = ["agent", "plan", "gateway", "adapters", "viewer", "cli", "store"];
 const MCP_SDK = /^@modelcontextprotocol\//;
 const CHILD_PROCESS = /^(node:)?child_process$/;
 
@@ -104,6 +106,21 @@ export const RULES = [
     why: "store/ never imports agent/ or plan/: it records telemetry/ records only",
     from: ["store"],
     forbidden: (t) => t.layer === "agent" || t.layer === "plan",
+  },
+  {
+    name: "viewer-reads-records",
+    why: "viewer/ reads the store's and telemetry/'s records only (and config/): never agent/, plan/, gateway/, cli/ or the facade",
+    from: ["viewer"],
+    forbidden: (t) =>
+      t.file !== undefined &&
+      !["viewer", "store", "telemetry", "config"].includes(t.layer) &&
+      !SHARED_ROOT_FILES.includes(t.file),
+  },
+  {
+    name: "adapters-over-the-facade",
+    why: "adapters/ reach servers only through the facade's callTool (the call pipeline): never fleet/, store/, gateway/ or cli/",
+    from: ["adapters"],
+    forbidden: (t) => ["fleet", "store", "gateway", "cli"].includes(t.layer),
   },
   {
     name: "gateway-not-agent",

@@ -20,6 +20,7 @@ import { runShowCommand, runsCommand, sessionsCommand } from "./commands/runs.js
 import { type ServeFlags, serveCommand } from "./commands/serve.js";
 import { type ServersFlags, serversCommand } from "./commands/servers.js";
 import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
+import { type UiFlags, uiCommand } from "./commands/ui.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
 import { EXIT_FAILED, EXIT_USAGE, exitCodeOf, messageOf } from "./exit-codes.js";
 import { PACKAGE_VERSION } from "./version.js";
@@ -189,6 +190,15 @@ function program(): Command {
     .option("-n, --lines <n>", "how many rows (default 20)")
     .option("--follow", "keep printing rows as they are appended, until interrupted")
     .action(run((ctx, flags: { lines?: string; follow?: boolean }) => auditTailCommand(ctx, flags)));
+  cli
+    .command("ui")
+    .description("the trace viewer: a local web page over the recorded runs, servers and audit log, live")
+    .option("--port <n>", "the port to listen on (default 0: any free one)")
+    .option("--host <address>", "the address to listen on (default 127.0.0.1: this machine only)")
+    .option("--store <file|url>", "read this SQLite file or postgres:// URL (default: the config's store)")
+    .option("--trace <file>", "a --trace-wire file to show the calls' wire messages from")
+    .option("--fleet", "connect the config's servers too, for their live status, health and breaker")
+    .action(run((ctx, flags: UiFlags) => uiCommand(ctx, flags)));
   cli
     .command("serve")
     .description(
