@@ -77,6 +77,13 @@ function pretty(text) {
   }
 }
 
+/** Put a view's nodes in place (null and false ones left out). */
+function show(...nodes) {
+  view.replaceChildren(
+    ...nodes.flat().filter((node) => node !== null && node !== undefined && node !== false),
+  );
+}
+
 function say(text) {
   live.textContent = text;
 }
@@ -184,7 +191,7 @@ async function renderRuns(params) {
     ),
     h("tbody", {}, rows),
   );
-  view.replaceChildren(
+  show(
     h("h1", {}, "Runs"),
     form,
     h(
@@ -528,7 +535,7 @@ async function renderRun(id) {
   ];
   if (run.error)
     facts.push(["Error", h("span", {}, h("b", { class: "code" }, run.error.code), ` ${run.error.message}`)]);
-  view.replaceChildren(
+  show(
     h("p", {}, h("a", { href: "#/runs" }, "← Runs")),
     h(
       "div",
@@ -673,7 +680,7 @@ async function renderServers() {
         { class: "notice" },
         "Status, health, breaker and restarts are not recorded in the store: start the viewer with --fleet to see its own live connection to the config's servers (or run switchyard servers).",
       );
-  view.replaceChildren(
+  show(
     h("h1", {}, "Servers"),
     liveSection,
     h("h2", {}, "From the records"),
@@ -726,34 +733,32 @@ async function renderAudit() {
           v.problems.map((problem) => h("li", {}, `${problem.kind}: ${problem.message}`)),
         ),
       );
-  const rows = [...data.rows]
-    .reverse()
-    .map((row) =>
+  const rows = [...data.rows].reverse().map((row) =>
+    h(
+      "tr",
+      { "data-seq": row.seq },
+      h("td", { class: "num" }, row.seq),
+      h("td", {}, when(row.time)),
+      h("td", {}, row.kind),
+      h("td", {}, row.identity?.user ?? "–"),
+      h("td", {}, [row.server, row.tool].filter(Boolean).join(" / ") || row.name || "–"),
       h(
-        "tr",
-        { "data-seq": row.seq },
-        h("td", { class: "num" }, row.seq),
-        h("td", {}, when(row.time)),
-        h("td", {}, row.kind),
-        h("td", {}, row.identity?.user ?? "–"),
-        h("td", {}, [row.server, row.tool].filter(Boolean).join(" / ") || row.name || "–"),
+        "td",
+        {},
         h(
-          "td",
-          {},
-          h(
-            "span",
-            {
-              class: `badge ${row.outcome === "ok" || row.outcome === "allow" || row.outcome === "approved" ? "good" : "bad"}`,
-            },
-            row.outcome,
-          ),
+          "span",
+          {
+            class: `badge ${row.outcome === "ok" || row.outcome === "allow" || row.outcome === "approved" ? "good" : "bad"}`,
+          },
+          row.outcome,
         ),
-        h("td", {}, row.runId ? h("a", { href: `#/run/${encodeURIComponent(row.runId)}` }, row.runId) : "–"),
-        h("td", { class: "num" }, ms(row.ms)),
-        h("td", {}, h("code", { title: row.hash }, row.hash.slice(0, 12))),
       ),
-    );
-  view.replaceChildren(
+      h("td", {}, row.runId ? h("a", { href: `#/run/${encodeURIComponent(row.runId)}` }, row.runId) : "–"),
+      h("td", { class: "num" }, ms(row.ms)),
+      h("td", {}, h("code", { title: row.hash }, row.hash.slice(0, 12))),
+    ),
+  );
+  show(
     h("h1", {}, "Audit log"),
     status,
     h("p", { class: "muted" }, `${data.store} · the newest ${data.rows.length} rows, newest first`),
@@ -806,7 +811,7 @@ function render(reason) {
         view.focus({ preventScroll: true });
       }
     } catch (error) {
-      view.replaceChildren(failure(error));
+      show(failure(error));
     }
   });
   return rendering;
