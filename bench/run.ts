@@ -24,6 +24,7 @@ import { policyDecisions } from "./scenarios/policy.js";
 import { recorderCost } from "./scenarios/recorder.js";
 import { routing } from "./scenarios/routing.js";
 import { throughput } from "./scenarios/throughput.js";
+import { viewerLoad } from "./scenarios/viewer.js";
 import { HttpServerPool, stdioServers } from "./servers/servers.js";
 
 const HTTP_SERVERS = 4;
@@ -162,6 +163,17 @@ const SCENARIOS: Scenario[] = [
         block: 50,
         warmup: 200,
         policy: { min: 20, max: 80, budgetMs: 45 * SECOND },
+      }),
+  },
+  {
+    id: "viewer",
+    run: (context) =>
+      viewerLoad(context, {
+        id: "viewer",
+        title: "The trace viewer (issue 16): switchyard ui's page for a run of 500 calls, in Chromium",
+        steps: 50,
+        callsPerStep: 10,
+        loads: context.quick ? 3 : 15,
       }),
   },
   {

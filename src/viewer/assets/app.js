@@ -806,6 +806,9 @@ function render(reason) {
       else await renderRuns(params);
       view.dataset.view = name;
       view.dataset.rendered = String(Date.now());
+      // For measuring (the bench): when each view was last on screen, since the page began loading.
+      performance.mark(`switchyard:${name}`);
+      requestAnimationFrame(() => setTimeout(() => performance.mark(`switchyard:${name}:painted`)));
       if (reason === "navigate") {
         document.title = `${name === "run" ? `Run ${id}` : name[0].toUpperCase() + name.slice(1)} · Switchyard`;
         view.focus({ preventScroll: true });
