@@ -127,6 +127,8 @@ export class ClientRelay {
   readonly #scope = new AsyncLocalStorage<GatewayCall>();
   /** Calls by id: running ones, and ended ones kept until their client collects the result. */
   readonly #calls = new Map<string, GatewayCall>();
+  /** The timers that drop ended calls nobody came back for. */
+  readonly #expiries = new Map<string, NodeJS.Timeout>();
   readonly #logListeners = new Set<(log: ServerLog) => void>();
   #logger: Logger = silentLogger;
 
@@ -180,15 +182,20 @@ export class ClientRelay {
     return call;
   }
 
-  /** The call's result was handed to its client: drop it. */
+  /** The call's result was handed to its client: drop it (and its keep-alive timer, which holds it). */
   forget(call: GatewayCall): void {
     this.#calls.delete(call.id);
+    clearTimeout(this.#expiries.get(call.id));
+    this.#expiries.delete(call.id);
   }
 
   #ended(call: GatewayCall): void {
     call.settled = true;
-    // Kept a while for a client that will come back for the result (a retried 2026-07-28 request).
-    setTimeout(() => this.#calls.delete(call.id), DEFAULT_GATEWAY_PENDING_KEEP_MS).unref();
+    // Kept a while for a client that will come back for the result (a retried 2026-07-28 request) —
+    // unless its result has been handed over already.
+    if (!this.#calls.has(call.id)) return;
+    const expiry = setTimeout(() => this.forget(call), DEFAULT_GATEWAY_PENDING_KEEP_MS);
+    this.#expiries.set(call.id, expiry.unref());
   }
 
   /** The call a server's question belongs to (see the class's doc). */
