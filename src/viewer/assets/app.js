@@ -450,7 +450,7 @@ function callsSection(run) {
     { "aria-label": "Calls" },
     h("h2", {}, "Calls"),
     h("p", { class: "muted" }, `Wire messages: ${run.wireSource}. Shaped results: ${run.shapedSource}.`),
-    run.calls.length ? table : h("p", { class: "empty" }, "No calls."),
+    run.calls.length ? h("div", { class: "calls-wrap" }, table) : h("p", { class: "empty" }, "No calls."),
   );
 }
 
