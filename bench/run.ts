@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { loadClients } from "./clients/index.js";
 import { REPO } from "./paths.js";
 import { formatScenario, type ScenarioResult, writeJson } from "./report.js";
+import { adapterOverhead } from "./scenarios/adapters.js";
 import { agentOverhead } from "./scenarios/agent.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import type { ScenarioContext } from "./scenarios/context.js";
@@ -188,6 +189,18 @@ const SCENARIOS: Scenario[] = [
         inFlight: IN_FLIGHT,
         wavesPerRound: 5,
         policy: { min: 5, max: 15, budgetMs: 60 * SECOND },
+      }),
+  },
+  {
+    id: "adapters",
+    run: (context) =>
+      adapterOverhead(context, {
+        id: "adapters",
+        title:
+          "Adapter overhead per call (issue 17): switchyard/langchain and switchyard/ai-sdk vs yard.callTool, stdio",
+        block: 50,
+        warmup: 200,
+        policy: { min: 10, max: 40, budgetMs: 30 * SECOND },
       }),
   },
   {

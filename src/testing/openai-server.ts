@@ -62,10 +62,13 @@ export async function startScriptedOpenAIServer(
       res.end(JSON.stringify(reply.body ?? { error: { message: "scripted failure" } }));
       return;
     }
-    if (request.stream) writeStream(res, request.model, reply);
+    // Each answer has an id of its own, as a real server's: frameworks key messages by it (LangGraph's
+    // messages reducer replaces a message whose id it has seen).
+    const id = `chatcmpl-scripted-${requests.length}`;
+    if (request.stream) writeStream(res, id, request.model, reply);
     else {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(completion(request, reply)));
+      res.end(JSON.stringify(completion(id, request, reply)));
     }
   }
 
@@ -104,11 +107,11 @@ function usageOf(
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-function completion(request: ReceivedRequest, reply: ScriptedAnswer) {
+function completion(id: string, request: ReceivedRequest, reply: ScriptedAnswer) {
   const model = request.model;
   const toolCalls = wireToolCalls(reply);
   return {
-    id: "chatcmpl-scripted",
+    id,
     object: "chat.completion",
     model,
     choices: [
@@ -127,11 +130,11 @@ function completion(request: ReceivedRequest, reply: ScriptedAnswer) {
 }
 
 /** Stream as OpenAI does: text in small deltas; each tool call's id and name first, arguments in pieces. */
-function writeStream(res: ServerResponse, model: string, reply: ScriptedAnswer): void {
+function writeStream(res: ServerResponse, id: string, model: string, reply: ScriptedAnswer): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const send = (delta: Record<string, unknown>, finish: string | null = null) =>
     res.write(
-      `data: ${JSON.stringify({ id: "chatcmpl-scripted", object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
     );
   send({ role: "assistant", content: "" });
   const content = reply.content ?? "";

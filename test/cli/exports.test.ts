@@ -52,4 +52,46 @@ describe("the package's entry points", () => {
       ]),
     );
   });
+
+  it("keep the frameworks out of the root: importing switchyard never loads @langchain/*, ai or @ai-sdk/*", async () => {
+    // A resolve hook that refuses the frameworks: the root must import without them; the adapters cannot.
+    const hooks = `export async function resolve(specifier, context, next) {
+      if (/^(@langchain\\/|@ai-sdk\\/|ai$|ai\\/)/.test(specifier)) throw new Error("framework loaded: " + specifier);
+      return next(specifier, context);
+    }`;
+    const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    const load = async (specifier: string) => {
+      try {
+        await promisify(execFile)(
+          NODE,
+          [
+            "--import",
+            `data:text/javascript,${encodeURIComponent(register)}`,
+            "--input-type=module",
+            "-e",
+            `const m = await import("${specifier}"); console.log(Object.keys(m).length);`,
+          ],
+          { cwd: ROOT },
+        );
+        return "loaded";
+      } catch (error) {
+        return (
+          /framework loaded: (\S+)/.exec(String((error as { stderr?: string }).stderr))?.[1] ?? String(error)
+        );
+      }
+    };
+    expect(await load("switchyard")).toBe("loaded");
+    expect(await load("switchyard/plan")).toBe("loaded");
+    expect(await load("switchyard/langchain")).toMatch(/^@langchain\//);
+    expect(await load("switchyard/ai-sdk")).toBe("ai");
+  });
+
+  it("export the adapters from switchyard/langchain and switchyard/ai-sdk", async () => {
+    expect(await exportsOf("switchyard/langchain")).toEqual(
+      expect.arrayContaining(["langchainTools", "toolSelectorFor", "ToolCallError"]),
+    );
+    expect(await exportsOf("switchyard/ai-sdk")).toEqual(
+      expect.arrayContaining(["aiSdkTools", "routedStep", "activeToolsFor", "ToolCallError"]),
+    );
+  });
 });
