@@ -1,12 +1,14 @@
 // `switchyard ui`'s flags and errors through the built CLI (`npm run build` first), the JSON API's bad
 // queries, and the wire trace file read as it grows (a character cut between two writes kept whole).
+
+import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/index.js";
 import { startViewer, type Viewer, WireTraceFile } from "../../src/viewer/index.js";
-import { runCli } from "../helpers.js";
+import { CLI, NODE, ROOT, runCli, sdk } from "../helpers.js";
 
 const open: Array<Store | Viewer> = [];
 afterEach(async () => {
@@ -29,6 +31,37 @@ describe("switchyard ui's flags", () => {
     const trace = await runCli(["ui", "--store", store, "--trace", "-"]);
     expect(trace.code).toBe(2);
     expect(trace.stderr).toContain("--trace needs the file a run's --trace-wire wrote");
+  });
+});
+
+describe("switchyard ui --fleet", () => {
+  it("adds the live fleet's servers (status, health, breaker, restarts) to /api/servers, beside the records", async () => {
+    const dir = temp();
+    const config = path.join(dir, "switchyard.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { a: sdk() }, store: { path: path.join(dir, "runs.db") } }),
+    );
+    const child = spawn(NODE, [CLI, "--config", config, "ui", "--fleet"], { cwd: ROOT, stdio: "pipe" });
+    const exited = new Promise((resolve) => child.once("close", resolve));
+    try {
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+      for (let i = 0; i < 300 && !stdout.includes("token="); i++) await new Promise((r) => setTimeout(r, 50));
+      const url = stdout.trim();
+      const servers = (await (await fetch(url.replace("/?", "/api/servers?"))).json()) as {
+        runsScanned: number;
+        servers: unknown[];
+        live: Array<Record<string, unknown>>;
+      };
+      expect(servers.servers).toEqual([]);
+      expect(servers.live).toEqual([
+        expect.objectContaining({ name: "a", status: "ready", restarts: 0, breaker: "closed" }),
+      ]);
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
   });
 });
 

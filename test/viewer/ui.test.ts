@@ -152,8 +152,8 @@ describe.skipIf(SKIP !== undefined)(`switchyard ui in Chromium${SKIP ? ` — SKI
     } finally {
       await store.close();
     }
-    const ui = spawnCli(["--config", config, "ui", "--trace", trace]);
-    for (let i = 0; i < 200 && !/token=\w+/.test(ui.stdout()); i++)
+    const ui = spawnCli(["--config", config, "ui", "--trace", trace, "--fleet"]);
+    for (let i = 0; i < 400 && !/token=\w+/.test(ui.stdout()); i++)
       await new Promise((r) => setTimeout(r, 50));
     url = ui.stdout().trim().split("\n")[0]!;
     expect(url, ui.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}$/);
@@ -295,6 +295,9 @@ describe.skipIf(SKIP !== undefined)(`switchyard ui in Chromium${SKIP ? ` — SKI
     const fault = await p.locator('tr[data-server="fault"]').textContent();
     expect(fault).toContain("TOOL_ERROR ×1");
     expect(await p.locator('tr[data-tool="orders/get_customer"]').count()).toBe(1);
+    // --fleet: the viewer's own connection to the config's servers, live.
+    expect(await p.locator('tr[data-live="orders"] [data-status]').textContent()).toBe("ready");
+    expect(await p.locator("tr[data-live]").count()).toBe(7);
     await p.screenshot({ path: path.join(SHOTS, "servers-light.png"), fullPage: true });
 
     await p.goto(`${url}#/audit`);

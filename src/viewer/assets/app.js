@@ -57,7 +57,8 @@ function tokens(usage) {
 }
 
 function statusClass(outcome) {
-  if (["answer", "ok"].includes(outcome)) return "good";
+  if (["answer", "ok", "ready"].includes(outcome)) return "good";
+  if (["restarting", "connecting"].includes(outcome)) return "busy";
   if (["running"].includes(outcome)) return "busy";
   if (["cancelled", "max_steps", "interrupted", "unfinished"].includes(outcome)) return "warn";
   return "bad";
@@ -650,7 +651,7 @@ async function renderServers() {
                 "tr",
                 { "data-live": server.name },
                 h("th", { scope: "row" }, server.name),
-                h("td", {}, badge(server.status === "connected" ? "ok" : String(server.status))),
+                h("td", {}, badge(String(server.status))),
                 h(
                   "td",
                   {},
@@ -687,7 +688,7 @@ async function renderServers() {
     h(
       "p",
       { class: "muted" },
-      `Calls recorded in the newest ${data.runsScanned} runs, per server and per tool; latency percentiles over the calls that finished.`,
+      `Calls recorded in the newest ${data.runsScanned === 1 ? "run" : `${data.runsScanned} runs`}, per server and per tool; latency percentiles over the calls that finished.`,
     ),
     rows.length
       ? h(
