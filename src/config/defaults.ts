@@ -255,6 +255,12 @@ export const DEFAULT_NUDGE_MESSAGE =
   "Call the tool instead of answering from memory; if no tool can help, give your answer again.";
 /** How long a whole plan may run when it sets no `timeoutMs`. */
 export const DEFAULT_PLAN_TIMEOUT_MS = 120_000;
+/**
+ * Steps of one plan that may run at once when it sets no `concurrency` (ready steps beyond it wait their
+ * turn): as many as a server's bulkhead admits (`DEFAULT_MAX_CONCURRENCY`), so a plan alone never
+ * queues there.
+ */
+export const DEFAULT_PLAN_CONCURRENCY = 8;
 
 // --- Routing ---------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 export { ExpressionError, type ExpressionPath, findPaths, parsePath, resolveValue } from "./expressions.js";
 export {
   checkPlan,
+  DEFAULT_PLAN_CONCURRENCY,
   DEFAULT_PLAN_TIMEOUT_MS,
   loadPlanFile,
   type Plan,

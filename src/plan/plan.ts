@@ -5,7 +5,7 @@ import { parseYaml } from "../lazy-require.js";
 import { ExpressionError, findPaths } from "./expressions.js";
 
 /** How long a whole plan may run when it sets no `timeoutMs` (it lives in config/defaults.ts). */
-export { DEFAULT_PLAN_TIMEOUT_MS } from "../config/defaults.js";
+export { DEFAULT_PLAN_CONCURRENCY, DEFAULT_PLAN_TIMEOUT_MS } from "../config/defaults.js";
 
 const stepSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z_][\w-]*$/, "expected an id of letters, digits, _ or -"),
@@ -26,6 +26,8 @@ export const planSchema = z.strictObject({
   description: z.string().optional(),
   input: z.record(z.string(), inputSchema).optional(),
   timeoutMs: z.number().int().positive().optional(),
+  /** Steps that may run at once; default `DEFAULT_PLAN_CONCURRENCY`. */
+  concurrency: z.number().int({ error: "expected a whole number of steps" }).positive().optional(),
   steps: z.array(stepSchema, { error: "expected a list of steps" }).min(1, "expected at least one step"),
   outputs: z.record(z.string(), z.unknown()).optional(),
 });

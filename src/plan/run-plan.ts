@@ -14,7 +14,7 @@ import {
 import type { Redactor } from "../telemetry/redact.js";
 import { RunSpans } from "../telemetry/tracer.js";
 import { ExpressionError, findPaths, resolveValue } from "./expressions.js";
-import { DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
+import { DEFAULT_PLAN_CONCURRENCY, DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
 
 /** What a plan run tells the host about each call: which run, and the step's id as the call's id. */
 export interface PlanCallOptions {
@@ -90,6 +90,26 @@ export interface RunPlanOptions {
   onEvent?: (event: PlanEvent) => void;
   /** Who the run is for; default: the host's identity. A step its policy refuses fails with `POLICY_DENIED`. */
   identity?: Identity;
+  /** Steps that may run at once; default: the plan's `concurrency`, else `DEFAULT_PLAN_CONCURRENCY`. */
+  concurrency?: number;
+}
+
+/** A counting semaphore: `acquire` resolves with the function that gives the slot back. */
+function slots(count: number): () => Promise<() => void> {
+  let free = count;
+  const waiting: Array<() => void> = [];
+  const release = () => {
+    const next = waiting.shift();
+    if (next) next();
+    else free += 1;
+  };
+  return () => {
+    if (free > 0) {
+      free -= 1;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve) => waiting.push(() => resolve(release)));
+  };
 }
 
 /** What a step's later steps can read as `steps.<id>.…`. */
@@ -110,6 +130,12 @@ interface StepScope {
  */
 export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<PlanResult> {
   const input = preflightPlan(plan, options);
+  const concurrency = options.concurrency ?? plan.concurrency ?? DEFAULT_PLAN_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `runPlan: concurrency must be a whole number of steps, at least 1 (got ${concurrency})`,
+    );
   const runId = newId("run");
   const startedAt = new Date().toISOString();
   const runStarted = performance.now();
@@ -191,6 +217,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
     return result;
   };
 
+  const acquire = slots(concurrency);
   const results = new Map<string, Promise<PlanStepResult>>();
   for (const step of topologicalOrder(plan)) {
     const needs = [...(plan.dependencies.get(step.id) ?? [])];
@@ -199,12 +226,20 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       (async () => {
         const before = await Promise.all(needs.map((id) => results.get(id)!));
         const blocker = before.find((result) => !result.ok);
-        const reason = blocker
+        const timedOut = () => (signal.aborted ? `the plan timed out after ${timeoutMs} ms` : undefined);
+        let reason = blocker
           ? `step ${blocker.id} ${blocker.status === "skipped" ? "was skipped" : "failed"}`
-          : signal.aborted
-            ? `the plan timed out after ${timeoutMs} ms`
-            : undefined;
-        if (!reason) return spans.within(() => execute(step));
+          : timedOut();
+        if (!reason) {
+          // A ready step waits for a slot; one that gets it after the deadline does not start.
+          const release = await acquire();
+          try {
+            if (!signal.aborted) return await spans.within(() => execute(step));
+          } finally {
+            release();
+          }
+          reason = timedOut() ?? "the plan was cancelled";
+        }
         const entry = host.describeTool(step.tool);
         const skipped: PlanStepResult = {
           id: step.id,
