@@ -261,6 +261,19 @@ describe.skipIf(SKIP !== undefined)(`switchyard ui in Chromium${SKIP ? ` — SKI
     expect(await p.locator(".answer").textContent()).toBe(
       "客户张伟（上海）的资料已查到；定位在浦东附近。Mixed script: ok ✓",
     );
+    // "Copy run as JSON" puts the run, as the page has it, on the clipboard.
+    await p.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await p.locator("#copy-json").click();
+    await expect.poll(() => p.locator("#live").textContent()).toBe("run copied as JSON");
+    const copied = JSON.parse(
+      await p.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ) as StoredRun;
+    expect(copied.id).toBe(firstRunId);
+    expect(copied.calls).toHaveLength(4);
     await p.screenshot({ path: path.join(SHOTS, "run-light.png"), fullPage: true });
     const dark = await page("dark");
     await dark.goto(`${url}#/run/${firstRunId}`);
@@ -284,6 +297,8 @@ describe.skipIf(SKIP !== undefined)(`switchyard ui in Chromium${SKIP ? ` — SKI
     expect(await count("server=inventory")).toBe(0);
     expect(await count("status=answer&user=ada")).toBe(1);
     expect(await count("user=bob")).toBe(0);
+    expect(await count("since=2099-01-01T00%3A00")).toBe(0);
+    expect(await count("until=2099-01-01T00%3A00")).toBe(1);
     expect(await count(`q=${encodeURIComponent("张伟")}`)).toBe(1);
     await p.context().close();
   });
