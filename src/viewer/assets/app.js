@@ -525,7 +525,7 @@ async function renderRun(id) {
   const run = await api(`/api/runs/${encodeURIComponent(id)}`);
   current = run;
   const facts = [
-    [run.kind === "agent" ? "Stop reason" : "Outcome", badge(run.outcome)],
+    [run.finished ? (run.kind === "agent" ? "Stop reason" : "Outcome") : "Status", badge(run.outcome)],
     ["Kind", run.kind],
     ["User", run.user ?? "–"],
     ["Started", when(run.startedAt)],
