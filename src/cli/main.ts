@@ -159,12 +159,17 @@ function program(): Command {
     .option("--input <key=value...>", "a plan input; repeat for more")
     .action(run((ctx, plan: string, flags: { input?: string[] }) => runCommand(ctx, plan, flags)));
   cli
-    .command("demo")
+    .command("demo [scenario]")
     .description(
-      "start the bundled example fleet and run the after-sales scenario (the agent if a model is set)",
+      "start a bundled example fleet and run a seed scenario: after-sales (the default), outdoor-run, pipeline, pipeline-failure, two-servers (the agent if a model is set)",
     )
     .option("--model <name>", "the model's name, when a model is configured in the environment")
-    .action(run((ctx, flags: { model?: string }) => demoCommand(ctx, flags)));
+    .option("--list", "list the scenarios")
+    .action(
+      run((ctx, scenario: string | undefined, flags: { model?: string; list?: boolean }) =>
+        demoCommand(ctx, scenario, flags),
+      ),
+    );
   const runs = cli
     .command("runs")
     .description("list the recorded runs (agent, plan and plain calls), newest first")

@@ -454,6 +454,11 @@ export const DEFAULT_RECORD_TEXT_CHARS = 2_000;
 export const DEFAULT_RUNS_LISTED = 20;
 /** Audit rows `switchyard audit tail` prints before it follows. */
 export const DEFAULT_AUDIT_TAIL_ROWS = 20;
+/**
+ * The latest audit rows `switchyard runs show` reads for the run's own (decisions, approvals, calls):
+ * enough for a run among many recent ones without reading a long log whole.
+ */
+export const DEFAULT_RUN_AUDIT_SCAN_ROWS = 10_000;
 /** How often `switchyard audit tail --follow` looks for new rows. */
 export const DEFAULT_AUDIT_FOLLOW_INTERVAL_MS = 500;
 

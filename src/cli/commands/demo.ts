@@ -1,12 +1,20 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { createAgent, isSwitchyardError, type ModelProvider, resolveModel } from "../../index.js";
+import {
+  closestNames,
+  createAgent,
+  isSwitchyardError,
+  type ModelProvider,
+  resolveModel,
+  type Switchyard,
+} from "../../index.js";
 import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
-import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { formatTable } from "../table.js";
 import { PACKAGE } from "../version.js";
 import { describeEvent } from "./ask.js";
+import { SEED_SCENARIOS } from "./demo-scenarios.js";
 import { renderTrace } from "./run.js";
 import { renderServers, SERVER_HEADINGS, type ServerHeadings } from "./servers.js";
 
@@ -17,29 +25,57 @@ export const AFTER_SALES_PLAN = examples("after-sales.plan.yaml");
 /** Seed 000's question. */
 export const DEMO_QUESTION = "查一下 C10001 最近 7 天的订单，然后根据第一笔订单的商品名称搜索相关售后政策";
 
+/** The after-sales scenario's words in `demo --list`. */
+const AFTER_SALES_ABOUT = {
+  en: "seed 000's after-sales assistant: a customer's recent orders, then the policy for the first order's product",
+  zh: "种子 000 的售后助手：查客户最近的订单，再按第一笔订单的商品搜索售后政策",
+};
+
 /**
- * `switchyard demo`: start the example fleet, show it, and run the after-sales scenario — with the
- * agent when a model is configured (environment or `--model`), else with the declared plan.
+ * `switchyard demo [scenario]`: start a scenario's example fleet, show it, and run the scenario — with
+ * the agent when a model is configured (environment or `--model`), else offline (a declared plan, or a
+ * scripted stand-in where the point is the router's choice). The default is seed 000's after-sales
+ * scenario; `--list` lists them all.
  */
-export async function demoCommand(ctx: CommandContext, flags: { model?: string } = {}): Promise<number> {
-  const text = DEMO_TEXT[demoLanguage()];
+export async function demoCommand(
+  ctx: CommandContext,
+  scenario: string | undefined,
+  flags: { model?: string; list?: boolean } = {},
+): Promise<number> {
+  const language = demoLanguage();
+  const text = DEMO_TEXT[language];
+  if (flags.list) {
+    ctx.out.result(
+      formatTable(language === "zh" ? ["场景", "种子", "内容"] : ["SCENARIO", "SEED", "WHAT IT SHOWS"], [
+        [
+          "after-sales",
+          "000",
+          `${language === "zh" ? "（默认）" : "(default) "}${AFTER_SALES_ABOUT[language]}`,
+        ],
+        ...SEED_SCENARIOS.map((s) => [s.id, s.seed, s.about[language]]),
+      ]),
+    );
+    return EXIT_OK;
+  }
+  const chosen = scenario === undefined || scenario === "after-sales" ? undefined : findScenario(scenario);
   const model = configuredModel(flags.model);
   for (const warning of checkExampleDependencies()) ctx.out.note(warning);
-  const yard = await ctx.connect(EXAMPLE_FLEET);
-  ctx.out.result(renderServers(yard.servers(), { headings: text.servers }));
-  ctx.out.result(`\n${text.catalog(yard.tools().length, DEMO_QUESTION)}\n`);
-
-  if (model) {
-    ctx.out.result(`${text.agent(model.name)}\n`);
+  const connect = async (fleet: string) => {
+    const yard = await ctx.connect(fleet);
+    ctx.out.result(renderServers(yard.servers(), { headings: text.servers }));
+    return yard;
+  };
+  const runAgent = async (yard: Switchyard, question: string, using: ModelProvider) => {
+    ctx.out.result(`${text.agent(using.name)}\n`);
     const agent = createAgent(yard, yard.config, {
-      model,
+      model: using,
       onEvent: (event) => {
         const line = describeEvent(event);
         if (line) ctx.out.note(line);
       },
     });
-    const result = await agent.run(DEMO_QUESTION, { signal: ctx.runSignal() });
-    if (result.stopReason === "cancelled") return EXIT_FAILED; // interrupted: the CLI says so
+    const result = await agent.run(question, { signal: ctx.runSignal() });
+    if (result.stopReason === "cancelled") return { code: EXIT_FAILED, runId: result.runId }; // the CLI says so
     ctx.out.result(`${result.answer}\n`);
     ctx.out.result(
       formatTable(
@@ -54,8 +90,13 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
         { empty: text.noCalls },
       ),
     );
-    return result.stopReason === "answer" ? EXIT_OK : EXIT_FAILED;
-  }
+    return { code: result.stopReason === "answer" ? EXIT_OK : EXIT_FAILED, runId: result.runId };
+  };
+  if (chosen) return chosen.run({ ctx, model, connect, runAgent, zh: language === "zh" });
+
+  const yard = await connect(EXAMPLE_FLEET);
+  ctx.out.result(`\n${text.catalog(yard.tools().length, DEMO_QUESTION)}\n`);
+  if (model) return (await runAgent(yard, DEMO_QUESTION, model)).code;
 
   ctx.out.result(`${text.plan}\n`);
   const result = await runPlan(loadPlanFile(AFTER_SALES_PLAN), {
@@ -67,6 +108,18 @@ export async function demoCommand(ctx: CommandContext, flags: { model?: string }
   ctx.out.result(`${summarize(result)}\n`);
   ctx.out.result(renderTrace(result.steps));
   return result.ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** A scenario by id; an unknown one is a usage error that lists them. */
+function findScenario(id: string) {
+  const found = SEED_SCENARIOS.find((s) => s.id === id);
+  if (found) return found;
+  const ids = ["after-sales", ...SEED_SCENARIOS.map((s) => s.id)];
+  const near = closestNames(id, ids);
+  throw new CliError(
+    `no demo scenario "${id}"${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; the scenarios are ${ids.join(", ")} (switchyard demo --list)`,
+    EXIT_USAGE,
+  );
 }
 
 /** The language of the demo's own words: Chinese when the locale is, else English (the scenario stays Chinese). */

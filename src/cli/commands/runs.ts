@@ -1,5 +1,7 @@
 import {
+  type AuditRow,
   closestNames,
+  DEFAULT_RUN_AUDIT_SCAN_ROWS,
   DEFAULT_RUNS_LISTED,
   type RunSummary,
   type StoredCall,
@@ -65,8 +67,31 @@ export async function runShowCommand(ctx: CommandContext, id: string): Promise<n
     );
   }
   if (ctx.out.json) ctx.out.data(run);
-  else ctx.out.result(renderRun(run));
+  else {
+    const audit = (await store.audit({ last: DEFAULT_RUN_AUDIT_SCAN_ROWS })).filter(
+      (row) => row.runId === run.id,
+    );
+    ctx.out.result(`${renderRun(run)}${renderAudit(audit)}`);
+  }
   return EXIT_OK;
+}
+
+/** The run's audit rows (policy decisions, approvals, calls let through), one line each; none: nothing. */
+function renderAudit(rows: readonly AuditRow[]): string {
+  if (rows.length === 0) return "";
+  const lines = rows.map((row) => {
+    const where = row.server ? `${row.server}/${row.tool ?? row.name ?? "?"}` : (row.name ?? "-");
+    return [
+      `    #${row.seq}`,
+      row.kind,
+      row.identity?.user ?? "-",
+      where,
+      row.outcome,
+      ...(row.rule ? [`rule ${row.rule}`] : []),
+      ...(row.callId ? [row.callId] : []),
+    ].join("  ");
+  });
+  return `\n\naudit (${rows.length} row${rows.length === 1 ? "" : "s"}; switchyard audit verify checks the chain):\n${lines.join("\n")}`;
 }
 
 /** `switchyard sessions [--limit n]`: the latest chat sessions, to resume with `chat --session <id>`. */
