@@ -3,12 +3,7 @@
 // two servers with clashing tool names. Each runs offline: a plan, or a scripted stand-in for the model
 // where only the agent shows the point, when no model is configured.
 import { fileURLToPath } from "node:url";
-import {
-  defaultAnchor,
-  isSwitchyardError,
-  type ModelProvider,
-  type Switchyard,
-} from "../../index.js";
+import { defaultAnchor, isSwitchyardError, type ModelProvider, type Switchyard } from "../../index.js";
 import { loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import { ScriptedModel } from "../../testing/index.js";
 import type { CommandContext } from "../context.js";
