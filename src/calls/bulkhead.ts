@@ -3,19 +3,33 @@ import { SwitchyardError } from "../errors.js";
 
 export { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
 
+/** A limit that may change between calls (an adaptive one): read each time a slot is asked for. */
+export interface ConcurrencyLimit {
+  readonly limit: number;
+}
+
 /**
  * At most `limit` calls in flight; the rest wait in a FIFO queue of at most `maxQueue`. A waiting call
- * whose signal aborts leaves the queue at once.
+ * whose signal aborts leaves the queue at once. The limit is a number, or a {@link ConcurrencyLimit}
+ * read at each call and each release (a limit that rose lets as many waiting calls go; one that fell
+ * lets none go until fewer are in flight than it says).
  */
 export class Bulkhead {
-  readonly #limit: number;
+  readonly #fixed: number | undefined;
+  readonly #source: ConcurrencyLimit | undefined;
   readonly #maxQueue: number;
   readonly #waiting: Array<{ grant: () => void }> = [];
   #active = 0;
 
-  constructor(limit: number, maxQueue = DEFAULT_MAX_QUEUE) {
-    this.#limit = limit;
+  constructor(limit: number | ConcurrencyLimit, maxQueue = DEFAULT_MAX_QUEUE) {
+    if (typeof limit === "number") this.#fixed = limit;
+    else this.#source = limit;
     this.#maxQueue = maxQueue;
+  }
+
+  /** Calls allowed in flight now. */
+  get limit(): number {
+    return this.#fixed ?? this.#source!.limit;
   }
 
   get active(): number {
@@ -28,7 +42,7 @@ export class Bulkhead {
 
   /** A slot now, if one is free and nobody is waiting (FIFO); undefined otherwise. */
   tryAcquire(): (() => void) | undefined {
-    if (this.#active >= this.#limit || this.#waiting.length > 0) return undefined;
+    if (this.#active >= this.limit || this.#waiting.length > 0) return undefined;
     this.#active += 1;
     return this.#releaser();
   }
@@ -39,7 +53,7 @@ export class Bulkhead {
    */
   acquire(signal: AbortSignal | undefined, what: { server: string; tool: string }): Promise<() => void> {
     signal?.throwIfAborted();
-    if (this.#active < this.#limit) {
+    if (this.#active < this.limit && this.#waiting.length === 0) {
       this.#active += 1;
       return Promise.resolve(this.#releaser());
     }
@@ -47,7 +61,7 @@ export class Bulkhead {
       return Promise.reject(
         new SwitchyardError(
           "QUEUE_FULL",
-          `server ${what.server} has ${this.#limit} calls in flight and ${this.#waiting.length} waiting; ${what.tool} was refused (raise maxConcurrency or maxQueue, or send fewer calls at once)`,
+          `server ${what.server} has ${this.#active} calls in flight and ${this.#waiting.length} waiting; ${what.tool} was refused (raise maxConcurrency or maxQueue, or send fewer calls at once)`,
           what,
         ),
       );
@@ -76,7 +90,8 @@ export class Bulkhead {
       if (released) return;
       released = true;
       this.#active -= 1;
-      this.#waiting.shift()?.grant();
+      if (this.#fixed !== undefined) this.#waiting.shift()?.grant();
+      else while (this.#waiting.length > 0 && this.#active < this.limit) this.#waiting.shift()!.grant();
     };
   }
 }

@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { CatalogEntry } from "../catalog/catalog.js";
 import { isSwitchyardError, SwitchyardError } from "../errors.js";
 import type { CallOptions, ServerConnection } from "../fleet/connection.js";
+import { AdaptiveLimit, type Flight } from "./adaptive-limit.js";
 import { Bulkhead } from "./bulkhead.js";
 import { type BreakerState, CircuitBreaker } from "./circuit-breaker.js";
 import { classifyFailure, isRetryable, RetryBudget, retryDelayMs } from "./retry.js";
@@ -12,6 +13,10 @@ export interface GuardState {
   breaker: BreakerState;
   breakerOpenings: number;
   inFlight: number;
+  /** Calls allowed in flight now: the fixed `maxConcurrency`, or where the adaptive limit stands. */
+  limit: number;
+  /** `fixed` (`maxConcurrency: n`) or `adaptive` (within `concurrency.min` … `concurrency.max`). */
+  limitMode: "fixed" | "adaptive";
   queued: number;
   retries: number;
 }
@@ -24,20 +29,29 @@ export interface GuardedCallOptions {
 
 /**
  * Everything between a validated call and its server: the circuit breaker, the bulkhead (at most
- * `maxConcurrency` in flight, a bounded FIFO queue), one deadline for the whole call (queueing,
+ * the server's limit in flight — fixed, or adaptive: fed each served call's latency and each timeout
+ * or server fault — and a bounded FIFO queue), one deadline for the whole call (queueing,
  * waiting for a restart and retries included), and retries only where they are safe.
  */
 export class ServerGuard {
   readonly #connection: ServerConnection;
   readonly #bulkhead: Bulkhead;
+  /** The adaptive limit; undefined when `maxConcurrency` fixes it. */
+  readonly #limiter: AdaptiveLimit | undefined;
   readonly #breaker: CircuitBreaker;
   readonly #budget = new RetryBudget();
   #retries = 0;
 
   constructor(connection: ServerConnection) {
-    const { maxConcurrency, maxQueue, circuitBreaker, name } = connection.config;
+    const { concurrency, maxConcurrency, maxQueue, circuitBreaker, name } = connection.config;
     this.#connection = connection;
-    this.#bulkhead = new Bulkhead(maxConcurrency, maxQueue);
+    // A config made by hand (not resolved) may lack `concurrency`: its maxConcurrency is fixed.
+    if (concurrency?.mode === "adaptive") {
+      this.#limiter = new AdaptiveLimit(concurrency);
+      this.#bulkhead = new Bulkhead(this.#limiter, maxQueue);
+    } else {
+      this.#bulkhead = new Bulkhead(concurrency?.limit ?? maxConcurrency, maxQueue);
+    }
     this.#breaker = new CircuitBreaker({
       server: name,
       failureThreshold: circuitBreaker.failureThreshold,
@@ -51,6 +65,8 @@ export class ServerGuard {
       breaker: this.#breaker.state,
       breakerOpenings: this.#breaker.openings,
       inFlight: this.#bulkhead.active,
+      limit: this.#bulkhead.limit,
+      limitMode: this.#limiter ? "adaptive" : "fixed",
       queued: this.#bulkhead.queued,
       retries: this.#retries,
     };
@@ -140,6 +156,7 @@ export class ServerGuard {
   async #attempt(plan: CallPlan, signal: AbortSignal | undefined): Promise<CallToolResult> {
     const config = this.#connection.config;
     const remaining = Math.max(1, left(plan));
+    const flight = this.#limiter?.start(this.#bulkhead.active);
     try {
       const result = await this.#connection.callTool(plan.entry.tool, plan.args, {
         timeoutMs: Math.min(plan.timeoutMs, remaining),
@@ -147,13 +164,17 @@ export class ServerGuard {
         ...(config.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: remaining } : {}),
         ...(plan.onProgress ? { onProgress: plan.onProgress } : {}),
       });
+      if (flight) this.#limiter!.succeeded(flight, plan.entry.tool);
       this.#breaker.success();
       this.#budget.earn();
       return result;
     } catch (error) {
       // The fleet said whether the server is to blame; a deadline that passed says it was too slow.
       const failure = this.#explain(plan, error, signal?.aborted === true);
-      if (isSwitchyardError(failure) && failure.serverFault) this.#breaker.failure(failure.incident);
+      if (isSwitchyardError(failure) && failure.serverFault) {
+        this.#breaker.failure(failure.incident);
+        if (flight) this.#dropped(flight, failure);
+      }
       throw failure;
     }
   }
@@ -199,13 +220,18 @@ export class ServerGuard {
     try {
       await this.#breaker.admit(request, signal);
       const release = await this.#bulkhead.acquire(signal, { server: name, tool: request });
+      const flight = this.#limiter?.start(this.#bulkhead.active);
       try {
         const result = await attempt({ timeoutMs: Math.max(1, timeoutMs - (Date.now() - started)), signal });
+        if (flight) this.#limiter!.succeeded(flight, request.split(" ", 1)[0]!);
         this.#breaker.success();
         return result;
       } catch (error) {
         const failure = explain(error);
-        if (isSwitchyardError(failure) && failure.serverFault) this.#breaker.failure(failure.incident);
+        if (isSwitchyardError(failure) && failure.serverFault) {
+          this.#breaker.failure(failure.incident);
+          if (flight) this.#dropped(flight, failure);
+        }
         throw failure;
       } finally {
         release();
@@ -223,6 +249,21 @@ export class ServerGuard {
   /** The server came back after it was lost or failed: whatever the breaker counted is over. */
   recovered(): void {
     this.#breaker.reset();
+    this.#limiter?.reset(); // a new process: its latency is learnt again
+  }
+
+  /**
+   * A server fault tells the adaptive limit to back off when the server was overloaded or gone: a
+   * timeout, a lost connection, a rejected or failed request. A call the server answered is a sample
+   * (its latency), never a drop.
+   */
+  #dropped(flight: Flight, failure: SwitchyardError): void {
+    if (
+      failure.code === "TIMEOUT" ||
+      failure.code === "SERVER_UNAVAILABLE" ||
+      failure.code === "SERVER_ERROR"
+    )
+      this.#limiter!.dropped(flight);
   }
 
   /** Whether a failure is worth another try: safe to repeat, tries left, and budget for it. */

@@ -24,6 +24,40 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_CONCURRENCY = 8;
 /** Calls waiting for a slot on one server (`maxQueue`) before more are refused with `QUEUE_FULL`. */
 export const DEFAULT_MAX_QUEUE = 256;
+
+/**
+ * The adaptive limit of calls in flight to one server, which applies unless `maxConcurrency` fixes a
+ * number (`concurrency.min` … `concurrency.max`, starting at `concurrency.initial` =
+ * {@link DEFAULT_MAX_CONCURRENCY}): it grows while the server's latency stays near its observed minimum
+ * and shrinks when it rises (calls/adaptive-limit.ts).
+ */
+export const DEFAULT_CONCURRENCY_MIN_CALLS = 1;
+/** The most calls in flight the adaptive limit may allow one server (`concurrency.max`). */
+export const DEFAULT_CONCURRENCY_MAX_CALLS = 64;
+/**
+ * How far above a tool's lowest latency a call may take and still count as unloaded
+ * (`concurrency.tolerance`, × the minimum): the knee of a server that slows down under load.
+ */
+export const DEFAULT_CONCURRENCY_TOLERANCE_RATIO = 1.5;
+/**
+ * Latency within this much of a tool's minimum counts as unloaded whatever the ratio
+ * (`concurrency.slackMs`): below a few ms, the differences are the client's and the pipe's.
+ */
+export const DEFAULT_CONCURRENCY_SLACK_MS = 5;
+/** The `concurrency` section when a server sets none (and no fixed `maxConcurrency`). */
+export const DEFAULT_CONCURRENCY: Readonly<{
+  min: number;
+  max: number;
+  initial: number;
+  tolerance: number;
+  slackMs: number;
+}> = Object.freeze({
+  min: DEFAULT_CONCURRENCY_MIN_CALLS,
+  max: DEFAULT_CONCURRENCY_MAX_CALLS,
+  initial: DEFAULT_MAX_CONCURRENCY,
+  tolerance: DEFAULT_CONCURRENCY_TOLERANCE_RATIO,
+  slackMs: DEFAULT_CONCURRENCY_SLACK_MS,
+});
 /**
  * Largest answer accepted from a stdio server (`maxResultBytes`; one stdout line, in bytes): a larger one
  * is dropped and fails its call with `RESULT_TOO_LARGE`.

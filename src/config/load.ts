@@ -6,10 +6,10 @@ import { parseYaml } from "../lazy-require.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CIRCUIT_BREAKER,
+  DEFAULT_CONCURRENCY,
   DEFAULT_CONFIG_FILES,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_HEALTH,
-  DEFAULT_MAX_CONCURRENCY,
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_RESTART,
@@ -19,6 +19,7 @@ import {
 } from "./defaults.js";
 import { type ConfigInput, inputVariable, interpolate, usedInputs } from "./interpolate.js";
 import {
+  type ConcurrencyConfig,
   configFileSchema,
   inputsSchema,
   type OAuthConfig,
@@ -231,6 +232,7 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
   const command =
     entry.command && /[\\/]/.test(entry.command) ? path.resolve(cwd, entry.command) : entry.command;
 
+  const concurrency = resolveConcurrency(entry, at);
   const server: ServerConfig = {
     name,
     transport: transport.kind,
@@ -246,7 +248,8 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     tags: Array.isArray(entry.tags) ? { "*": entry.tags } : (entry.tags ?? {}),
     timeoutMs: entry.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     connectTimeoutMs: entry.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    maxConcurrency: entry.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY,
+    maxConcurrency: concurrency.mode === "fixed" ? concurrency.limit : concurrency.max,
+    concurrency,
     maxQueue: entry.maxQueue ?? DEFAULT_MAX_QUEUE,
     maxResultBytes: entry.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
     retry: withDefaults(DEFAULT_RETRY, entry.retry),
@@ -261,6 +264,40 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
   if (entry.url !== undefined) server.url = entry.url;
   if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at, warnings);
   return server;
+}
+
+/**
+ * The limit of calls in flight: `maxConcurrency: n` fixes it (as before the adaptive limit existed);
+ * absent or `"auto"`, it adapts within `concurrency` (defaults: DEFAULT_CONCURRENCY).
+ */
+function resolveConcurrency(entry: ServerEntry, at: string[]): ConcurrencyConfig {
+  if (typeof entry.maxConcurrency === "number") {
+    if (entry.concurrency !== undefined)
+      throw invalid(
+        [...at, "concurrency"].join("."),
+        `the adaptive limit's bounds do not apply with a fixed "maxConcurrency": ${entry.maxConcurrency}; remove one of them (or set "maxConcurrency": "auto")`,
+      );
+    return { mode: "fixed", limit: entry.maxConcurrency };
+  }
+  const given = entry.concurrency ?? {};
+  const min = given.min ?? Math.min(DEFAULT_CONCURRENCY.min, given.max ?? DEFAULT_CONCURRENCY.min);
+  const max = given.max ?? Math.max(DEFAULT_CONCURRENCY.max, min);
+  if (min > max)
+    throw invalid([...at, "concurrency"].join("."), `expected "min" (${min}) to be at most "max" (${max})`);
+  const initial = given.initial ?? Math.min(max, Math.max(min, DEFAULT_CONCURRENCY.initial));
+  if (initial < min || initial > max)
+    throw invalid(
+      [...at, "concurrency", "initial"].join("."),
+      `expected a number from "min" (${min}) to "max" (${max}), got ${initial}`,
+    );
+  return {
+    mode: "adaptive",
+    min,
+    max,
+    initial,
+    tolerance: given.tolerance ?? DEFAULT_CONCURRENCY.tolerance,
+    slackMs: given.slackMs ?? DEFAULT_CONCURRENCY.slackMs,
+  };
 }
 
 /** A section with every key the config left out (or set to undefined) taken from its defaults. */

@@ -154,7 +154,30 @@ export const serverEntrySchema = z.object({
     .optional(),
   timeoutMs: positiveInt.optional(),
   connectTimeoutMs: positiveInt.optional(),
-  maxConcurrency: positiveInt.optional(),
+  maxConcurrency: z
+    .union([positiveInt, z.literal("auto")], {
+      error: 'expected a whole number above 0 (a fixed limit) or "auto" (the adaptive limit)',
+    })
+    .optional(),
+  /** The adaptive limit's bounds and tuning (calls/adaptive-limit.ts); only without a fixed `maxConcurrency`. */
+  concurrency: z
+    .strictObject(
+      {
+        min: positiveInt.optional(),
+        max: positiveInt.optional(),
+        initial: positiveInt.optional(),
+        tolerance: z
+          .number({ error: "expected a number" })
+          .min(1, "expected a ratio of 1 or more, such as 1.5")
+          .optional(),
+        slackMs: z.number({ error: "expected a number" }).min(0, "expected 0 or more").optional(),
+      },
+      {
+        error:
+          'expected { "min"?: calls, "max"?: calls, "initial"?: calls, "tolerance"?: ratio, "slackMs"?: ms }',
+      },
+    )
+    .optional(),
   maxQueue: nonNegativeInt.optional(),
   maxTotalTimeoutMs: positiveInt.optional(),
   maxResultBytes: positiveInt.optional(),
@@ -480,6 +503,11 @@ export interface OAuthConfig {
   idp?: { tokenEndpoint: string; clientId: string; clientSecret?: string; idToken: string };
 }
 
+/** A server's limit of calls in flight: fixed, or adaptive within `min` … `max` (calls/adaptive-limit.ts). */
+export type ConcurrencyConfig =
+  | { mode: "fixed"; limit: number }
+  | { mode: "adaptive"; min: number; max: number; initial: number; tolerance: number; slackMs: number };
+
 /** One server, resolved: defaults filled, paths absolute, transport chosen. */
 export interface ServerConfig {
   name: string;
@@ -502,7 +530,10 @@ export interface ServerConfig {
   tags?: Record<string, string[]>;
   timeoutMs: number;
   connectTimeoutMs: number;
+  /** The most calls in flight: the fixed limit, or the adaptive limit's `max`. */
   maxConcurrency: number;
+  /** How the limit of calls in flight is set: a fixed number (`maxConcurrency: n`) or adaptive. */
+  concurrency: ConcurrencyConfig;
   /** Calls waiting for a slot before more are refused with `QUEUE_FULL`. */
   maxQueue: number;
   /** With progress notifications, how far a call's deadline may be pushed back; absent: not at all. */

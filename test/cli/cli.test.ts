@@ -50,7 +50,7 @@ describe("switchyard servers", () => {
           "tools",
           "transport",
           // resilience counters, an extension (docs/contract.md)
-          ...["restarts", "health", "breaker", "inFlight", "queued"],
+          ...["restarts", "health", "breaker", "inFlight", "limit", "limitMode", "queued"],
           // what else the server holds: resources, prompts, tool calls running as tasks
           ...["resources", "prompts", "tasks"],
           ...(server.error ? ["error"] : []),

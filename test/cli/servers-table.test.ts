@@ -42,14 +42,15 @@ describe("the servers table", () => {
       "HEALTH",
       "BREAKER",
       "IN FLIGHT",
+      "LIMIT",
       "QUEUED",
       "ERROR",
     ]);
     expect(wide.stdout).toMatch(
-      /^clean\s+ready\s+stdio\s+2026-07-28\s+5\s+\d+ ms\s+0\s+unknown\s+closed\s+0\s+0$/m,
+      /^clean\s+ready\s+stdio\s+2026-07-28\s+5\s+\d+ ms\s+0\s+unknown\s+closed\s+0\s+8 auto\s+0$/m,
     );
 
-    // --json is unchanged: every field, for every server.
+    // --json: every field, for every server (limit and limitMode: where its concurrency limit stands).
     const json = await runCli(["--config", config, "--json", "servers"], { env });
     expect(Object.keys(JSON.parse(json.stdout)[0]).sort()).toEqual(
       [
@@ -57,6 +58,8 @@ describe("the servers table", () => {
         "connectMs",
         "health",
         "inFlight",
+        "limit",
+        "limitMode",
         "name",
         "prompts",
         "protocolVersion",

@@ -81,7 +81,8 @@ describe("defaults", () => {
     expect(server).toMatchObject({
       timeoutMs: defaults.DEFAULT_CALL_TIMEOUT_MS,
       connectTimeoutMs: defaults.DEFAULT_CONNECT_TIMEOUT_MS,
-      maxConcurrency: defaults.DEFAULT_MAX_CONCURRENCY,
+      maxConcurrency: defaults.DEFAULT_CONCURRENCY.max,
+      concurrency: { mode: "adaptive", ...defaults.DEFAULT_CONCURRENCY },
       maxQueue: defaults.DEFAULT_MAX_QUEUE,
       maxResultBytes: defaults.DEFAULT_MAX_RESULT_BYTES,
       retry: defaults.DEFAULT_RETRY,

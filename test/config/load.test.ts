@@ -28,7 +28,7 @@ describe("config", () => {
       cwd: "/cfg/sub",
       namespace: "orders",
       timeoutMs: 60_000,
-      maxConcurrency: 8,
+      concurrency: { mode: "adaptive", min: 1, max: 64, initial: 8 },
       disabled: false,
     });
   });

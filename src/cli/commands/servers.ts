@@ -72,6 +72,8 @@ export function serverJson(state: ServerView) {
     health: state.health,
     breaker: state.breaker,
     inFlight: state.inFlight,
+    limit: state.limit,
+    limitMode: state.limitMode,
     queued: state.queued,
     tasks: state.tasks,
     ...(state.error !== undefined ? { error: state.error } : {}),
@@ -93,7 +95,7 @@ export type ServerHeadings = Record<
   | "inFlight"
   | "queued",
   string
-> & { none: string };
+> & { none: string; limit?: string };
 
 /** The `servers` table's column headings (English). */
 export const SERVER_HEADINGS: ServerHeadings = {
@@ -108,6 +110,7 @@ export const SERVER_HEADINGS: ServerHeadings = {
   health: "HEALTH",
   breaker: "BREAKER",
   inFlight: "IN FLIGHT",
+  limit: "LIMIT",
   queued: "QUEUED",
   none: "no servers in the config",
 };
@@ -139,6 +142,12 @@ const COLUMNS: Column[] = [
   { title: "health", cell: (state) => state.health, quietWhen: (state) => state.health === "unknown" },
   { title: "breaker", cell: (state) => state.breaker, quietWhen: (state) => state.breaker === "closed" },
   { title: "inFlight", cell: (state) => String(state.inFlight), quietWhen: (state) => state.inFlight === 0 },
+  // Where the limit of calls in flight stands ("auto": adaptive); `--wide` only.
+  {
+    title: "limit",
+    cell: (state) => (state.limitMode === "adaptive" ? `${state.limit} auto` : String(state.limit)),
+    quietWhen: () => true,
+  },
   { title: "queued", cell: (state) => String(state.queued), quietWhen: (state) => state.queued === 0 },
   // Last, so that a long error never pushes the other columns apart.
   { title: "error", cell: errorCell, quietWhen: (state) => state.error === undefined },
@@ -161,7 +170,7 @@ export function renderServers(
       (options.wide === true && column.title !== "error"),
   );
   const table = formatTable(
-    columns.map((column) => headings[column.title]),
+    columns.map((column) => headings[column.title] ?? SERVER_HEADINGS[column.title]!),
     states.map((state) => columns.map((column) => column.cell(state))),
     { empty: headings.none },
   );

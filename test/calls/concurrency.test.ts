@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_CONCURRENCY } from "../../src/config/defaults.js";
+import { resolveConfig } from "../../src/config/index.js";
+import { Switchyard } from "../../src/index.js";
+import { NODE, ROOT } from "../helpers.js";
+
+const KNEE_SERVER = `${ROOT}test/fixtures/knee-server.mjs`;
+/** The knee server: `work` takes base-ms up to `knee` calls in flight, then base × (n / knee)². */
+const knee = (flags: string[], extra: Record<string, unknown> = {}) => ({
+  command: NODE,
+  args: [KNEE_SERVER, ...flags],
+  ...extra,
+});
+
+const opened: Switchyard[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((yard) => yard.close()));
+});
+
+async function yardOf(servers: Record<string, unknown>) {
+  const yard = await Switchyard.connect({ mcpServers: servers });
+  opened.push(yard);
+  for (const state of yard.servers()) expect(state.status, state.error).toBe("ready");
+  return yard;
+}
+
+/**
+ * `total` calls of `name`'s `work` with `inFlight` of them in flight at all times; what the server saw
+ * of each (how many it had in flight when the call arrived), in the order they finished.
+ */
+async function load(yard: Switchyard, name: string, inFlight: number, total: number): Promise<number[]> {
+  const seen: number[] = [];
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (sent < total) {
+        sent += 1;
+        const result = await yard.callTool(`${name}_work`, {});
+        seen.push((JSON.parse(result.text) as { inFlight: number }).inFlight);
+      }
+    }),
+  );
+  return seen;
+}
+
+const info = (yard: Switchyard, name: string) => yard.servers().find((state) => state.name === name)!;
+
+describe("the adaptive concurrency limit (the default)", () => {
+  it("grows on a server whose latency stays flat under load, up to its max", async () => {
+    const yard = await yardOf({ fast: knee(["--base-ms", "2", "--knee", "1000"]) });
+    expect(info(yard, "fast")).toMatchObject({ limit: 8, limitMode: "adaptive" });
+    const seen = await load(yard, "fast", 64, 1_500);
+    expect(info(yard, "fast").limit).toBeGreaterThanOrEqual(12);
+    expect(Math.max(...seen)).toBeGreaterThan(8); // more than the old fixed default reached the server
+    expect(Math.max(...seen)).toBeLessThanOrEqual(64);
+  });
+
+  it("shrinks on a server that slows down past 4 in flight, and keeps it near its knee", async () => {
+    const yard = await yardOf({ kneed: knee(["--base-ms", "10", "--knee", "4"]) });
+    for (let i = 0; i < 3; i += 1) await yard.callTool("kneed_work", {}); // its unloaded latency
+    // Its echo stays fast under any load: the limit grows on it ...
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (sent++ < 2_000) await yard.callTool("kneed_echo", { text: "x" });
+      }),
+    );
+    const grown = info(yard, "kneed").limit;
+    expect(grown).toBeGreaterThanOrEqual(16);
+    // ... and shrinks when its work slows down with every call past the knee.
+    const seen = await load(yard, "kneed", 64, 600);
+    expect(info(yard, "kneed").limit).toBeLessThanOrEqual(12);
+    // After it settled (the last third), the server was never pushed far past its knee (64 without).
+    expect(Math.max(...seen.slice(400))).toBeLessThanOrEqual(14);
+    expect(info(yard, "kneed")).toMatchObject({ inFlight: 0, queued: 0 });
+  });
+
+  it("stays within concurrency.min and concurrency.max", async () => {
+    const yard = await yardOf({
+      capped: knee(["--base-ms", "2", "--knee", "1000"], { concurrency: { min: 2, max: 12 } }),
+      floored: knee(["--base-ms", "2", "--knee", "1"], { concurrency: { min: 6 } }),
+    });
+    const [capped, floored] = await Promise.all([
+      load(yard, "capped", 64, 1_000),
+      load(yard, "floored", 32, 200),
+    ]);
+    expect(info(yard, "capped").limit).toBeLessThanOrEqual(12);
+    expect(Math.max(...capped)).toBeGreaterThan(8);
+    expect(Math.max(...capped)).toBeLessThanOrEqual(12);
+    // Every call past one is load to this server: the limit went down to its floor and no lower.
+    expect(info(yard, "floored").limit).toBe(6);
+    expect(Math.max(...floored.slice(100))).toBeLessThanOrEqual(6);
+  });
+
+  it("backs off when calls time out", async () => {
+    const yard = await yardOf({ slow: knee(["--base-ms", "400", "--knee", "1000"], { timeoutMs: 100 }) });
+    const calls = Array.from({ length: 8 }, () => yard.callTool("slow_work", {}).catch((error) => error));
+    for (const failure of await Promise.all(calls)) expect(failure).toMatchObject({ code: "TIMEOUT" });
+    expect(info(yard, "slow").limit).toBe(7); // one back-off for the eight that were in flight together
+  });
+});
+
+describe("a fixed maxConcurrency", () => {
+  it("stays what it says under any load, as before the adaptive limit", async () => {
+    const yard = await yardOf({ fixed: knee(["--base-ms", "2", "--knee", "1000"], { maxConcurrency: 8 }) });
+    expect(info(yard, "fixed")).toMatchObject({ limit: 8, limitMode: "fixed" });
+    const seen = await load(yard, "fixed", 64, 600);
+    expect(info(yard, "fixed")).toMatchObject({ limit: 8, limitMode: "fixed" });
+    expect(Math.max(...seen)).toBe(8);
+  });
+
+  it("cannot be combined with the adaptive limit's bounds", async () => {
+    await expect(
+      Switchyard.connect({ mcpServers: { x: knee([], { maxConcurrency: 4, concurrency: { max: 8 } }) } }),
+    ).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining('fixed "maxConcurrency": 4'),
+    });
+    await expect(
+      Switchyard.connect({ mcpServers: { x: knee([], { concurrency: { min: 9, max: 8 } }) } }),
+    ).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining('"min" (9)') });
+  });
+});
+
+describe("the concurrency keys of a server's config", () => {
+  const resolve = (entry: Record<string, unknown>) =>
+    resolveConfig({ mcpServers: { x: { command: "node", ...entry } } }, { baseDir: "/cfg", env: {} })
+      .servers[0]!;
+
+  it('read a number as a fixed limit, and nothing or "auto" as the adaptive limit', () => {
+    expect(resolve({ maxConcurrency: 4 })).toMatchObject({
+      maxConcurrency: 4,
+      concurrency: { mode: "fixed", limit: 4 },
+    });
+    for (const entry of [{}, { maxConcurrency: "auto" }])
+      expect(resolve(entry).concurrency).toEqual({ mode: "adaptive", ...DEFAULT_CONCURRENCY });
+    expect(resolve({ concurrency: { min: 2, max: 4 } })).toMatchObject({
+      maxConcurrency: 4,
+      concurrency: { mode: "adaptive", min: 2, max: 4, initial: 4 },
+    });
+  });
+
+  it("refuse what is not a limit, naming the key", () => {
+    expect(() => resolve({ maxConcurrency: "lots" })).toThrow(/maxConcurrency.*"auto"/);
+    expect(() => resolve({ concurrency: { tolerance: 0.5 } })).toThrow(
+      /concurrency\.tolerance.*ratio of 1 or more/,
+    );
+    expect(() => resolve({ concurrency: { initial: 100 } })).toThrow(
+      /concurrency\.initial.*from "min" \(1\) to "max" \(64\)/,
+    );
+  });
+});
