@@ -10,7 +10,7 @@ export type { RoutableMessage, SelectorOptions } from "./route.js";
 
 /** Options of {@link aiSdkTools}. */
 export interface AiSdkToolsOptions extends AdapterCallOptions {
-  /** Only these catalog names; default: every tool the identity may call. */
+  /** Only these catalog names (each must be one the identity may call); default: every tool it may call. */
   names?: Iterable<string>;
 }
 
@@ -24,10 +24,8 @@ export interface AiSdkToolsOptions extends AdapterCallOptions {
  * agent's text for it), which the AI SDK hands the model as the call's tool error.
  */
 export function aiSdkTools(yard: Switchyard, options: AiSdkToolsOptions = {}): ToolSet {
-  const only = options.names === undefined ? undefined : new Set(options.names);
   const set: Record<string, Tool> = {};
   for (const entry of adapterTools(yard, options)) {
-    if (only !== undefined && !only.has(entry.name)) continue;
     set[entry.name] = tool({
       description: entry.description,
       inputSchema: jsonSchema<Record<string, unknown>>(entry.inputSchema as Parameters<typeof jsonSchema>[0]),

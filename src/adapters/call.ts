@@ -2,7 +2,7 @@
 import type { CallOutcomeReport, ToolHost } from "../agent/run-call.js";
 import { runToolCall } from "../agent/run-call.js";
 import type { AnchorFormat } from "../context/shape-result.js";
-import type { ErrorCode } from "../errors.js";
+import { closestNames, type ErrorCode, SwitchyardError } from "../errors.js";
 import type { Identity } from "../telemetry/audit.js";
 import { newId } from "../telemetry/events.js";
 
@@ -97,9 +97,26 @@ export function callThroughPipeline(
   );
 }
 
-/** The tools a framework is given: what the identity may call, less those this client cannot call. */
-export function adapterTools(host: AdapterHost, options: AdapterCallOptions) {
-  return host
+/**
+ * The tools a framework is given: what the identity may call, less those this client cannot call, and
+ * only `names` when given.
+ * @throws SwitchyardError `TOOL_NOT_FOUND` for a name in `names` that is not among them (with the closest).
+ */
+export function adapterTools(host: AdapterHost, options: AdapterCallOptions & { names?: Iterable<string> }) {
+  const tools = host
     .tools(options.identity ? { identity: options.identity } : {})
     .filter((tool) => tool.unsupported === undefined);
+  if (options.names === undefined) return tools;
+  const only = new Set(options.names);
+  const known = new Set(tools.map((tool) => tool.name));
+  const unknown = [...only].filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    const near = closestNames(unknown[0]!, known);
+    throw new SwitchyardError(
+      "TOOL_NOT_FOUND",
+      `names: ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not among the tools this identity may call${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; give catalog names as yard.tools() lists them`,
+      { tool: unknown[0]! },
+    );
+  }
+  return tools.filter((tool) => only.has(tool.name));
 }

@@ -12,7 +12,7 @@ export type { RoutableMessage, SelectorOptions } from "./route.js";
 
 /** Options of {@link langchainTools}. */
 export interface LangChainToolsOptions extends AdapterCallOptions {
-  /** Only these catalog names (e.g. what {@link selectTools} picked); default: every tool the identity may call. */
+  /** Only these catalog names (each must be one the identity may call); default: every tool it may call. */
   names?: Iterable<string>;
 }
 
@@ -29,43 +29,40 @@ export function langchainTools(
   yard: Switchyard,
   options: LangChainToolsOptions = {},
 ): DynamicStructuredTool[] {
-  const only = options.names === undefined ? undefined : new Set(options.names);
-  return adapterTools(yard, options)
-    .filter((entry) => only === undefined || only.has(entry.name))
-    .map(
-      (entry) =>
-        tool(
-          async (input: unknown, config?: { toolCall?: { id?: string }; signal?: AbortSignal }) => {
-            const callId = config?.toolCall?.id;
-            const outcome = await callThroughPipeline(
-              yard,
-              {
-                name: entry.name,
-                args: input,
-                ...(callId ? { callId } : {}),
-                ...(config?.signal ? { signal: config.signal } : {}),
-              },
-              options,
-            );
-            if (outcome.record.ok) return outcome.content;
-            const failure = new ToolCallError(outcome);
-            if (!callId) throw failure;
-            return new ToolMessage({
-              status: "error",
+  return adapterTools(yard, options).map(
+    (entry) =>
+      tool(
+        async (input: unknown, config?: { toolCall?: { id?: string }; signal?: AbortSignal }) => {
+          const callId = config?.toolCall?.id;
+          const outcome = await callThroughPipeline(
+            yard,
+            {
               name: entry.name,
-              tool_call_id: callId,
-              content: outcome.content,
-              additional_kwargs: { switchyard: { code: failure.code } },
-            });
-          },
-          {
+              args: input,
+              ...(callId ? { callId } : {}),
+              ...(config?.signal ? { signal: config.signal } : {}),
+            },
+            options,
+          );
+          if (outcome.record.ok) return outcome.content;
+          const failure = new ToolCallError(outcome);
+          if (!callId) throw failure;
+          return new ToolMessage({
+            status: "error",
             name: entry.name,
-            description: entry.description,
-            schema: entry.inputSchema,
-            verboseParsingErrors: true,
-          },
-        ) as DynamicStructuredTool,
-    );
+            tool_call_id: callId,
+            content: outcome.content,
+            additional_kwargs: { switchyard: { code: failure.code } },
+          });
+        },
+        {
+          name: entry.name,
+          description: entry.description,
+          schema: entry.inputSchema,
+          verboseParsingErrors: true,
+        },
+      ) as DynamicStructuredTool,
+  );
 }
 
 /** The text of a LangChain message's content (text parts joined). */

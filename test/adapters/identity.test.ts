@@ -30,8 +30,13 @@ describe("the adapters' identity", () => {
     await using yard = await guarded();
     // Not listed for the reader; made from the whole catalog (as a cached listing would be), the call is
     // still decided for the reader, who may not add.
-    const add = langchainTools(yard, { identity: READER, names: ["s_add"] });
-    expect(add).toEqual([]);
+    expect(() => langchainTools(yard, { identity: READER, names: ["s_add"] })).toThrow(
+      expect.objectContaining({
+        code: "TOOL_NOT_FOUND",
+        message: expect.stringContaining("s_add is not among"),
+      }),
+    );
+    expect(() => aiSdkTools(yard, { identity: READER, names: ["s_ecoh"] })).toThrow(/did you mean s_echo/);
     const all = langchainTools(
       new Proxy(yard, {
         get(target, key) {
