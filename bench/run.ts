@@ -19,6 +19,7 @@ import { coldStart } from "./scenarios/cold-start.js";
 import type { ScenarioContext } from "./scenarios/context.js";
 import { contextBudget } from "./scenarios/context-budget.js";
 import { gatewayBench } from "./scenarios/gateway.js";
+import { kneeBench } from "./scenarios/knee.js";
 import { latency } from "./scenarios/latency.js";
 import { memory } from "./scenarios/memory.js";
 import { policyDecisions } from "./scenarios/policy.js";
@@ -106,6 +107,16 @@ const SCENARIOS: Scenario[] = [
         policy: { min: 6, max: 20, budgetMs: 30 * SECOND },
       }),
   })),
+  {
+    id: "knee",
+    run: (context) =>
+      kneeBench(context, {
+        id: "knee",
+        title:
+          "Adaptive concurrency (issue 18): the bare SDK v2, Switchyard fixed at 8 and adaptive, on the fast echo server and the knee server",
+        inFlight: IN_FLIGHT,
+      }),
+  },
   {
     id: "memory-stdio-8",
     run: (context) =>

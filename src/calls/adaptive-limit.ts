@@ -7,11 +7,12 @@
  * taken in windows of half the limit; at the end of a window its median ratio to the threshold —
  * `tolerance` × the minimum, or the minimum plus `slackMs`, whichever is more (below a few
  * milliseconds the differences are the client's and the pipe's, not the server's) — decides: within
- * it, the limit grows by √limit (if the calls used at least half of it); past it, the limit is
- * multiplied by threshold / latency (at least ½). A timeout or a server fault is a drop: the limit is
- * multiplied by 0.9 (AIMD). After a decrease, calls that were already in flight no longer count (they
- * saw the old limit's load): one stall or one burst of timeouts decreases the limit once, not once per
- * call. The limit stays within `min` and `max`.
+ * it, the limit grows by √limit × min(1, 2 × (1 − ratio)) (if the calls used at least half of it: it settles
+ * where latency meets the threshold instead of overshooting); past it, the limit is multiplied by
+ * 1 / ratio (at least ½). A timeout or a server fault is a drop: the limit is multiplied by 0.9 (AIMD).
+ * After any change, the calls already in flight no longer count (they saw the old limit's load): one
+ * change per round trip, as TCP's congestion window, and one stall or one burst of timeouts decreases
+ * the limit once, not once per call. The limit stays within `min` and `max`.
  *
  * Time comes from `now` (ms), so that tests drive it with a fake clock.
  */
@@ -90,20 +91,22 @@ export class AdaptiveLimit {
     this.#window = [];
     this.#windowInFlight = 0;
     if (ratio <= 1) {
-      // Unloaded; and if the calls used the limit, there is room for more.
-      if (used) this.#estimate = clamp(this.#estimate + Math.sqrt(this.#estimate), this.min, this.max);
+      // Unloaded; and if the calls used the limit, there is room for more: √limit while latency is
+      // under half the threshold, less the nearer it gets (so that it settles there, not past it).
+      if (used) this.#change(this.#estimate + Math.sqrt(this.#estimate) * Math.min(1, 2 * (1 - ratio)));
       return;
     }
-    this.#decrease(Math.max(0.5, 1 / ratio));
+    this.#change(this.#estimate * Math.max(0.5, 1 / ratio));
   }
 
   /** The call timed out or the server failed it: back off, once per round of calls in flight. */
   dropped(flight: Flight): void {
-    if (flight.round === this.#round) this.#decrease(BACKOFF);
+    if (flight.round === this.#round) this.#change(this.#estimate * BACKOFF);
   }
 
-  #decrease(factor: number): void {
-    this.#estimate = clamp(this.#estimate * factor, this.min, this.max);
+  /** A new limit; the calls in flight saw the old one's load, so their samples no longer count. */
+  #change(estimate: number): void {
+    this.#estimate = clamp(estimate, this.min, this.max);
     this.#round += 1;
     this.#window = [];
     this.#windowInFlight = 0;

@@ -38,7 +38,7 @@ export const DEFAULT_CONCURRENCY_MAX_CALLS = 64;
  * How far above a tool's lowest latency a call may take and still count as unloaded
  * (`concurrency.tolerance`, × the minimum): the knee of a server that slows down under load.
  */
-export const DEFAULT_CONCURRENCY_TOLERANCE_RATIO = 1.5;
+export const DEFAULT_CONCURRENCY_TOLERANCE_RATIO = 1.25;
 /**
  * Latency within this much of a tool's minimum counts as unloaded whatever the ratio
  * (`concurrency.slackMs`): below a few ms, the differences are the client's and the pipe's.

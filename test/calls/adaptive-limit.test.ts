@@ -84,7 +84,7 @@ describe("the adaptive limit", () => {
   it("counts latency within slackMs of the minimum as unloaded, whatever the ratio", () => {
     const { limit, serve } = limiter({ slackMs: 5 });
     serve(1, 0.2);
-    serve(200, 4); // 20 × the minimum, but 3.8 ms above it
+    serve(2_000, 4); // 20 × the minimum, but 3.8 ms above it
     expect(limit.limit).toBe(64);
     serve(50, 20);
     expect(limit.limit).toBeLessThan(64);
@@ -93,7 +93,7 @@ describe("the adaptive limit", () => {
   it("keeps each tool's minimum: a slow tool is not load on a fast one", () => {
     const { limit, serve } = limiter();
     serve(5, 1, "lookup");
-    for (let i = 0; i < 200; i += 1) {
+    for (let i = 0; i < 400; i += 1) {
       serve(1, 1, "lookup");
       serve(1, 300, "search");
     }
