@@ -690,6 +690,8 @@ export class Agent {
       if (handle && report.shaping.cut && report.result)
         state.handles.store(call.name, report.result.text, handle);
       emit({ type: "call_finished", step: state.step, ...report.record }, report.sent && !local);
+      // What the model is given for the call, for the records (a local tool's call is not recorded).
+      if (!local) emit({ type: "call_shaped", runId, step: state.step, id: call.id, text: report.content });
       return report;
     };
     if (this.#options.parallelToolCalls === false) {

@@ -144,8 +144,8 @@ export class CallPipeline {
       });
     }
     const finish = recording
-      ? (error: RecordedError | undefined) =>
-          this.#record({ id, name, entry, options, started, observed }, error)
+      ? (error: RecordedError | undefined, result?: ToolResult) =>
+          this.#record({ id, name, entry, options, started, observed }, error, result)
       : undefined;
 
     if (!entry) {
@@ -179,7 +179,7 @@ export class CallPipeline {
         : await run();
       if (result.isError) failSpan(span, "the tool answered with an error", "tool_error");
       span.end();
-      finish?.(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined);
+      finish?.(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined, result);
       return result;
     } catch (error) {
       endSpan(span, error);
@@ -211,6 +211,7 @@ export class CallPipeline {
       observed: boolean;
     },
     error: RecordedError | undefined,
+    result?: ToolResult,
   ): void {
     const { id, name, entry, options } = call;
     const record: CallRecord = {
@@ -221,6 +222,7 @@ export class CallPipeline {
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       ...(entry ? { server: entry.server, tool: entry.tool } : {}),
       ...(error ? { error } : {}),
+      ...(result ? { result: result.text } : {}),
     };
     this.#parts.logger.debug(
       {

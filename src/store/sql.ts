@@ -51,6 +51,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       id TEXT PRIMARY KEY, user_id TEXT NOT NULL, created_at TEXT NOT NULL, used_at TEXT NOT NULL,
       initialize TEXT NOT NULL)`,
   ],
+  [
+    // What a call answered (before shaping) and what the model was given for it, both as recorded texts.
+    "ALTER TABLE calls ADD COLUMN result TEXT",
+    "ALTER TABLE calls ADD COLUMN shaped TEXT",
+  ],
 ];
 
 /** The schema version this code writes. */
@@ -69,7 +74,8 @@ export const SQL = {
   callStarted:
     "INSERT INTO calls (run_id, id, at, step, name, server, tool, arguments, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (run_id, id) DO NOTHING",
   callFinished:
-    "INSERT INTO calls (run_id, id, at, step, name, server, tool, ok, ms, error_code, error_message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (run_id, id) DO UPDATE SET ok = excluded.ok, ms = excluded.ms, error_code = excluded.error_code, error_message = excluded.error_message",
+    "INSERT INTO calls (run_id, id, at, step, name, server, tool, ok, ms, error_code, error_message, result) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (run_id, id) DO UPDATE SET ok = excluded.ok, ms = excluded.ms, error_code = excluded.error_code, error_message = excluded.error_message, result = COALESCE(excluded.result, calls.result)",
+  callShaped: "UPDATE calls SET shaped = $1 WHERE run_id = $2 AND id = $3",
   answer: "UPDATE runs SET answer = $1 WHERE id = $2",
   runFinished:
     "UPDATE runs SET finished_at = $1, outcome = $2, ms = $3, tokens_in = $4, tokens_out = $5, error_code = $6, error_message = $7 WHERE id = $8",
@@ -205,6 +211,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
           event.ms,
           event.error?.code ?? null,
           recorded(event.error?.message, policy),
+          recorded(event.result, policy),
         ],
       ]);
       if (event.runId === undefined) {
@@ -224,6 +231,8 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
       }
       return writes;
     }
+    case "call_shaped":
+      return [["callShaped", [recorded(event.text, policy), event.runId, event.id]]];
     case "answer":
       return [["answer", [recorded(event.text, policy), event.runId]]];
     case "run_finished": {
@@ -372,7 +381,7 @@ export function callOf(row: Row): StoredCall {
   const call: StoredCall = { id: String(row.id), name: String(row.name) };
   const step = num(row.step);
   if (step !== undefined) call.step = step;
-  for (const key of ["server", "tool", "arguments"] as const) {
+  for (const key of ["server", "tool", "arguments", "result", "shaped"] as const) {
     const value = text(row[key]);
     if (value !== undefined) call[key] = value;
   }

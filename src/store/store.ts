@@ -65,6 +65,10 @@ export interface StoredCall {
   ok?: boolean;
   ms?: number;
   error?: RecordedError;
+  /** The result's text as the tool answered it, redacted and cut to the recorder's text limit. */
+  result?: string;
+  /** What the model was given for the call (an agent's run), redacted and cut likewise. */
+  shaped?: string;
 }
 
 /** A whole recorded run: the summary, every step and every call, in order. */

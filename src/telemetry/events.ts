@@ -29,6 +29,8 @@ export interface CallRecord {
   ms: number;
   /** Why it was not ok. */
   error?: RecordedError;
+  /** The result's text as the tool answered it (before any shaping), when the call got an answer. */
+  result?: string;
 }
 
 /** One model turn of an agent run. */
@@ -115,6 +117,8 @@ export type SwitchyardEvent =
       message?: string;
     }
   | ({ type: "call_finished"; step?: number } & CallRecord)
+  /** What an agent gave the model for a call: its result shaped to the budget, or what went wrong. */
+  | { type: "call_shaped"; runId: string; step: number; id: string; text: string }
   | { type: "answer"; runId: string; step: number; text: string }
   | { type: "run_finished"; runId: string; record: RunRecord };
 

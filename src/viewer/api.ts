@@ -128,7 +128,7 @@ export interface CallWire {
 
 /** A call as the run view shows it. */
 export interface ViewedCall extends StoredCall {
-  /** The result the model was given (shaped), when a chat session kept it. */
+  /** The result the model was given (shaped): from the run's records, else a chat session's history. */
   shaped?: string;
   wire?: CallWire;
 }
@@ -152,7 +152,7 @@ export async function viewRun(sources: ViewerSources, id: string): Promise<Viewe
   const wire = sources.wire ? callWire(sources.wire.forRun(id), run.calls) : undefined;
   const calls = run.calls.map((call) => {
     const viewed: ViewedCall = { ...call };
-    const text = shaped.get(call.id);
+    const text = call.shaped ?? shaped.get(call.id);
     if (text !== undefined) viewed.shaped = text;
     const messages = wire?.get(call.id);
     if (messages) viewed.wire = messages;
@@ -167,9 +167,11 @@ export async function viewRun(sources: ViewerSources, id: string): Promise<Viewe
     wireSource: sources.wire
       ? `the wire trace ${sources.wire.path}`
       : "none: the store does not keep wire messages; start switchyard ui with --trace <file> (the file a run's --trace-wire wrote)",
-    shapedSource: run.sessionId
-      ? `chat session ${run.sessionId}`
-      : "none: the store keeps a run's shaped results only in a chat session's history",
+    shapedSource: run.calls.some((call) => call.shaped !== undefined)
+      ? "the run's records (redacted, cut to the recorder's text limit)"
+      : run.sessionId
+        ? `chat session ${run.sessionId}`
+        : "none recorded (runs recorded before results were, and plain calls and plans, which shape nothing)",
   };
 }
 

@@ -360,6 +360,42 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       expect((await verifyAudit(store)).ok).toBe(true);
     });
 
+    it("keeps what a call answered and what the model was given for it", async () => {
+      const { store } = await start();
+      const at = "2026-01-01T00:00:00.000Z";
+      await store.record([
+        { type: "run_started", runId: "run_r", kind: "agent", time: at, input: "q" },
+        {
+          type: "call_started",
+          runId: "run_r",
+          step: 1,
+          id: "c1",
+          name: "a_b",
+          server: "a",
+          tool: "b",
+          arguments: "{}",
+        },
+        {
+          type: "call_finished",
+          runId: "run_r",
+          step: 1,
+          id: "c1",
+          name: "a_b",
+          ok: true,
+          ms: 1,
+          result: '{"rows":[1,2,3]}',
+        },
+        { type: "call_shaped", runId: "run_r", step: 1, id: "c1", text: '{"rows":[1,"… 2 more"]}' },
+      ]);
+      const [call] = (await store.run("run_r"))!.calls;
+      expect(call).toMatchObject({ result: '{"rows":[1,2,3]}', shaped: '{"rows":[1,"… 2 more"]}' });
+      // A later report of the same call without a result (the agent's own) keeps the one recorded.
+      await store.record([
+        { type: "call_finished", runId: "run_r", step: 1, id: "c1", name: "a_b", ok: true, ms: 1 },
+      ]);
+      expect((await store.run("run_r"))!.calls[0]?.result).toBe('{"rows":[1,2,3]}');
+    });
+
     it("keeps the gateway's sessions: saved, read back, touched, dropped, and the idle ones pruned", async () => {
       const { store } = await start();
       const initialize = {

@@ -256,6 +256,10 @@ describe.skipIf(SKIP !== undefined)(`switchyard ui in Chromium${SKIP ? ` — SKI
     expect(await detail.textContent()).toContain('"customer_id": "C10001"');
     expect(await detail.textContent()).toContain("张伟");
     expect(await detail.locator("summary").textContent()).toMatch(/Wire messages \(\d+\)/);
+    // What the model was given for it, from the run's own records (an ask run: no chat session).
+    const shaped = await detail.locator('[data-block="shaped"]').textContent();
+    expect(shaped).toContain("C10001");
+    expect(shaped).not.toContain("not recorded");
 
     // Question and answer in Chinese and mixed scripts, whole.
     expect(await p.locator(".answer").textContent()).toBe(
@@ -288,18 +292,19 @@ describe.skipIf(SKIP !== undefined)(`switchyard ui in Chromium${SKIP ? ` — SKI
 
   it("filters runs by tool, server, status, user and text", async () => {
     const p = await page();
-    const count = async (query: string) => {
+    // The list is fetched after the view is in place: wait for the rows the query should leave.
+    const count = async (query: string, expected: number) => {
       await p.goto(`${url}#/runs?${query}`);
       await p.waitForSelector("main[data-view='runs']");
-      return p.locator("tr[data-run]").count();
+      await expect.poll(() => p.locator("tr[data-run]").count(), { timeout: 5_000 }).toBe(expected);
     };
-    expect(await count("tool=geo_simulate_geolocation")).toBe(1);
-    expect(await count("server=inventory")).toBe(0);
-    expect(await count("status=answer&user=ada")).toBe(1);
-    expect(await count("user=bob")).toBe(0);
-    expect(await count("since=2099-01-01T00%3A00")).toBe(0);
-    expect(await count("until=2099-01-01T00%3A00")).toBe(1);
-    expect(await count(`q=${encodeURIComponent("张伟")}`)).toBe(1);
+    await count("tool=geo_simulate_geolocation", 1);
+    await count("server=inventory", 0);
+    await count("status=answer&user=ada", 1);
+    await count("user=bob", 0);
+    await count("since=2099-01-01T00%3A00", 0);
+    await count("until=2099-01-01T00%3A00", 1);
+    await count(`q=${encodeURIComponent("张伟")}`, 1);
     await p.context().close();
   });
 

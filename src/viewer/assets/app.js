@@ -471,11 +471,14 @@ function callDetail(call) {
         "div",
         { class: "blocks" },
         block("Arguments (redacted)", pretty(call.arguments)),
-        block("Result given to the model (shaped)", call.shaped ?? "not recorded"),
-        block(
-          "Full result (from the wire)",
-          call.wire?.result !== undefined ? pretty(call.wire.result) : "not recorded",
-        ),
+        block("Result given to the model (shaped)", call.shaped ?? "not recorded", {
+          "data-block": "shaped",
+        }),
+        call.wire?.result !== undefined
+          ? block("Full result (from the wire)", pretty(call.wire.result), { "data-block": "result" })
+          : block("Result (as recorded, redacted)", call.result ?? "not recorded", {
+              "data-block": "result",
+            }),
       ),
       call.wire
         ? h(
