@@ -170,6 +170,16 @@ export class CallPipeline {
       attributes: () => callSpanAttributes(call),
     });
     try {
+      // Cancelled before it began: nothing is sent (the SDK would throw a bare AbortError).
+      if (options.signal?.aborted) {
+        throw new SwitchyardError("CANCELLED", `call to ${name} was cancelled before it started`, {
+          server: entry.server,
+          tool: entry.tool,
+          cause: options.signal.reason,
+          delivery: "not_sent",
+          serverFault: false,
+        });
+      }
       const run = () => inSpan(span, () => this.#run(call, args));
       const result = this.#parts.scopeCalls
         ? await callScope.run(
@@ -179,7 +189,10 @@ export class CallPipeline {
         : await run();
       if (result.isError) failSpan(span, "the tool answered with an error", "tool_error");
       span.end();
-      finish?.(result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined, result);
+      finish?.(
+        result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined,
+        result,
+      );
       return result;
     } catch (error) {
       endSpan(span, error);

@@ -76,6 +76,19 @@ describe("timeouts and cancellation", () => {
       code: "CANCELLED",
     });
   });
+
+  it("refuse a call whose signal is aborted already with CANCELLED, sending nothing", async () => {
+    const wire: WireRecord[] = [];
+    const yard = await yardOf({ f: fault() }, wire);
+    for (const reason of [undefined, new Error("the user stopped")]) {
+      const controller = new AbortController();
+      controller.abort(reason);
+      await expect(yard.callTool("f_work", { id: "x" }, { signal: controller.signal })).rejects.toMatchObject(
+        { code: "CANCELLED", message: expect.stringContaining("before it started") },
+      );
+    }
+    expect(wire.filter((r) => (r.message as { method?: string }).method === "tools/call")).toEqual([]);
+  });
 });
 
 describe("the bulkhead", () => {
