@@ -1,4 +1,5 @@
 // What both adapters share: one call through the Switchyard's pipeline, reported as the agent reports it.
+import type { AgentHost } from "../agent/agent.js";
 import type { CallOutcomeReport, ToolHost } from "../agent/run-call.js";
 import { runToolCall } from "../agent/run-call.js";
 import type { AnchorFormat } from "../context/shape-result.js";
@@ -43,15 +44,8 @@ export interface AdapterCallOptions {
   anchor?: AnchorFormat | false;
 }
 
-/** What an adapter needs of a Switchyard: its catalog and its call pipeline. */
-export interface AdapterHost extends ToolHost {
-  tools(options?: { identity?: Identity }): Array<{
-    name: string;
-    description: string;
-    inputSchema: Record<string, unknown>;
-    unsupported?: string;
-  }>;
-}
+/** What an adapter needs of a Switchyard: its catalog (as the agent lists it) and its call pipeline. */
+export interface AdapterHost extends ToolHost, Pick<AgentHost, "tools"> {}
 
 /** One call of a framework's tool: through `host.callTool`, as the agent makes it. */
 export interface AdapterCall {
