@@ -311,8 +311,10 @@ export class Switchyard implements AsyncDisposable {
       onStatus: (server, status, recovered) => {
         if (!servers) return; // the first connect: the catalog is loaded in one go, in order, after it
         if (recovered) servers.get(server)?.recovered();
-        catalog.setServerListed(server, status === "ready" || status === "restarting");
-        lists.setServerListed(server, status === "ready" || status === "restarting");
+        // A lazy server lists its cached catalog until it starts.
+        const listed = status === "ready" || status === "restarting" || status === "lazy";
+        catalog.setServerListed(server, listed);
+        lists.setServerListed(server, listed);
       },
     });
     const created = new Switchyard(config, fleet, catalog, lists, options);
@@ -324,7 +326,10 @@ export class Switchyard implements AsyncDisposable {
     }
     const ready = fleet
       .connections()
-      .filter((connection) => connection.status === "ready" || connection.status === "restarting");
+      .filter(
+        (connection) =>
+          connection.status === "ready" || connection.status === "restarting" || connection.status === "lazy",
+      );
     catalog.load(new Map(ready.map((connection) => [connection.name, connection.tools])));
     for (const connection of [...ready].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       lists.setServerResources(connection.name, connection.resources, connection.resourceTemplates);

@@ -130,7 +130,9 @@ export function writeCatalogCache(
 ): boolean {
   const enabled = config.servers.filter((server) => !server.disabled);
   const states = new Map(yard.servers().map((state) => [state.name, state.status]));
-  if (!enabled.every((server) => states.get(server.name) === "ready")) return false;
+  // A lazy server not started yet lists its cached catalog: as good as a ready one's.
+  const listed = (status: string | undefined) => status === "ready" || status === "lazy";
+  if (!enabled.every((server) => listed(states.get(server.name)))) return false;
   const namespaces = new Map(enabled.map((server) => [server.name, server.namespace]));
   const tools = yard
     .tools({ policy: false }) // the whole catalog: each command filters it for its identity

@@ -24,6 +24,11 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_CONCURRENCY = 8;
 /** Calls waiting for a slot on one server (`maxQueue`) before more are refused with `QUEUE_FULL`. */
 export const DEFAULT_MAX_QUEUE = 256;
+/**
+ * Whether connect leaves a server unstarted while its catalog is cached (`lazy`): off, every server
+ * starts at connect.
+ */
+export const DEFAULT_LAZY_START = false;
 
 /**
  * The adaptive limit of calls in flight to one server, which applies unless `maxConcurrency` fixes a

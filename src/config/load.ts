@@ -10,6 +10,7 @@ import {
   DEFAULT_CONFIG_FILES,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_HEALTH,
+  DEFAULT_LAZY_START,
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_RESTART,
@@ -258,6 +259,7 @@ function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: ServerI
     circuitBreaker: withDefaults(DEFAULT_CIRCUIT_BREAKER, entry.circuitBreaker),
     versionNegotiation: entry.versionNegotiation ?? DEFAULT_VERSION_NEGOTIATION,
     disabled: entry.disabled ?? false,
+    lazy: entry.lazy ?? DEFAULT_LAZY_START,
   };
   if (entry.maxTotalTimeoutMs !== undefined) server.maxTotalTimeoutMs = entry.maxTotalTimeoutMs;
   if (command !== undefined) server.command = command;

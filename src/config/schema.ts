@@ -195,6 +195,8 @@ export const serverEntrySchema = z.object({
     .optional(),
   versionNegotiation: versionNegotiation.optional(),
   disabled: z.boolean({ error: "expected true or false" }).optional(),
+  /** Not started by connect when its catalog is cached: the first call that needs it starts it. */
+  lazy: z.boolean({ error: "expected true or false" }).optional(),
 });
 
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
@@ -547,6 +549,8 @@ export interface ServerConfig {
   circuitBreaker: { failureThreshold: number; cooldownMs: number };
   versionNegotiation: VersionNegotiation;
   disabled: boolean;
+  /** Not started by connect while its catalog is cached (fleet/catalog-cache.ts); the first use starts it. */
+  lazy: boolean;
 }
 
 /** A value a config placeholder was filled with: the variable (`NAME`, or `input:id`) and the value. */

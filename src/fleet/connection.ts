@@ -26,6 +26,7 @@ import {
 } from "../telemetry/tracer.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
 import { isRefused, toCallError, toRequestError } from "./call-errors.js";
+import { type CachedServerCatalog, readServerCatalog, writeServerCatalog } from "./catalog-cache.js";
 import type { ClientRequests } from "./client-requests.js";
 import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
 
@@ -34,9 +35,12 @@ export { CLIENT_INFO } from "./session.js";
 /**
  * Where a server stands: `ready`, `failed` (with a reason), `needs-auth` (an OAuth server with no
  * valid token: `switchyard login <server>`, error code `AUTH_REQUIRED`) and `disabled` are the settled states;
- * `connecting`, `restarting` (after a crash, within `restart.maxRestarts`) and `closed` pass.
+ * `connecting`, `restarting` (after a crash, within `restart.maxRestarts`) and `closed` pass. `lazy`: a
+ * `lazy: true` server not started yet, its lists from its cached catalog; the first call (or anything
+ * else that needs it) starts it, and it is `ready` or `failed` from then on.
  */
 export type ServerStatus =
+  | "lazy"
   | "connecting"
   | "ready"
   | "restarting"
@@ -160,6 +164,10 @@ export class ServerConnection {
   #restartOver: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Aborted on close: ends restart backoffs early. */
   readonly #lifetime = new AbortController();
+  /** A lazy server's catalog from its last life, while it is not started. */
+  #cached: CachedServerCatalog | undefined;
+  /** A lazy server starting: every call that needs it waits on this one start. */
+  #starting: Promise<void> | undefined;
 
   constructor(config: ServerConfig, hooks: ConnectionHooks) {
     this.config = config;
@@ -197,12 +205,15 @@ export class ServerConnection {
 
   /** Whether the server offers `resources/subscribe` (its capabilities say `resources.subscribe`). */
   get offersSubscriptions(): boolean {
-    return this.#session?.client?.getServerCapabilities()?.resources?.subscribe === true;
+    const client = this.#session?.client;
+    if (!client) return this.#cached?.subscriptions === true;
+    return client.getServerCapabilities()?.resources?.subscribe === true;
   }
 
-  /** The server's `instructions` from the handshake, if any. */
+  /** The server's `instructions` from the handshake, if any (a lazy server's: from its cache). */
   get instructions(): string | undefined {
-    return this.#session?.client?.getInstructions();
+    const client = this.#session?.client;
+    return client ? client.getInstructions() : this.#cached?.instructions;
   }
 
   state(): ServerState {
@@ -219,7 +230,7 @@ export class ServerConnection {
       health: this.#health,
     };
     const protocolVersion = client?.getNegotiatedProtocolVersion();
-    const serverInfo = client?.getServerVersion();
+    const serverInfo = client?.getServerVersion() ?? (client ? undefined : this.#cached?.serverInfo);
     const pid = this.#session?.process?.pid;
     if (protocolVersion) state.protocolVersion = protocolVersion;
     if (this.#connectMs !== undefined) state.connectMs = this.#connectMs;
@@ -236,6 +247,19 @@ export class ServerConnection {
    */
   async connect(signal?: AbortSignal): Promise<void> {
     if (this.#status !== "connecting") return;
+    if (this.config.lazy) {
+      const cached = readServerCatalog(this.config);
+      if (cached) {
+        this.#cached = cached;
+        this.#tools = cached.tools;
+        this.#resources = cached.resources;
+        this.#resourceTemplates = cached.resourceTemplates;
+        this.#prompts = cached.prompts;
+        this.#setStatus("lazy");
+        this.#log.info({ tools: cached.tools.length }, "lazy: listed from its cache, not started");
+        return;
+      }
+    }
     const failure = await this.#open(signal);
     if (this.#status !== "connecting") return;
     if (failure) {
@@ -245,6 +269,52 @@ export class ServerConnection {
     this.#becomeReady();
     this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "connected");
     this.#startHealthChecks();
+    if (this.config.lazy) this.#remember();
+  }
+
+  /**
+   * Start a lazy server now, once for every call that waits on it: it is `ready` (its own lists
+   * replace the cached ones, and the cache is written again) or `failed`. Never throws.
+   */
+  #start(): Promise<void> {
+    this.#starting ??= (async () => {
+      const failure = await this.#open();
+      if (this.#status !== "lazy") {
+        await this.#session?.close(); // closed meanwhile
+        return;
+      }
+      this.#cached = undefined;
+      if (failure) {
+        this.#fail(failure, `failed to start: ${failure}`);
+        return;
+      }
+      this.#becomeReady();
+      this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "started on first use");
+      this.#startHealthChecks();
+      this.#remember();
+      this.#listsChanged(); // what it lists now may differ from the cache
+    })().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  /** Keep what a lazy server lists for its next connect (a cache that cannot be written: no matter). */
+  #remember(): void {
+    const client = this.#session?.client;
+    const serverInfo = client?.getServerVersion();
+    const protocolVersion = client?.getNegotiatedProtocolVersion();
+    const instructions = client?.getInstructions();
+    writeServerCatalog(this.config, {
+      tools: this.#tools,
+      resources: this.#resources,
+      resourceTemplates: this.#resourceTemplates,
+      prompts: this.#prompts,
+      subscriptions: this.offersSubscriptions,
+      ...(instructions !== undefined ? { instructions } : {}),
+      ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
+      ...(protocolVersion ? { protocolVersion } : {}),
+    });
   }
 
   /**
@@ -253,6 +323,20 @@ export class ServerConnection {
    * @throws SwitchyardError `SERVER_UNAVAILABLE`, or the signal's reason when it aborts first.
    */
   async #ready(tool: string, signal?: AbortSignal): Promise<void> {
+    if (this.#status === "lazy") {
+      signal?.throwIfAborted();
+      const started = this.#start();
+      await (signal
+        ? new Promise<void>((resolve, reject) => {
+            const onAbort = () => reject(signal.reason);
+            signal.addEventListener("abort", onAbort, { once: true });
+            void started.then(() => {
+              signal.removeEventListener("abort", onAbort);
+              resolve();
+            });
+          })
+        : started);
+    }
     const restart = this.#restartOver;
     if (this.#status === "restarting" && restart) {
       signal?.throwIfAborted();

@@ -133,7 +133,10 @@ const COLUMNS: Column[] = [
   { title: "status", cell: (state) => state.status },
   { title: "transport", cell: (state) => state.transport },
   { title: "protocol", cell: (state) => state.protocolVersion ?? "-" },
-  { title: "tools", cell: (state) => (state.status === "ready" ? String(state.tools) : "-") },
+  {
+    title: "tools",
+    cell: (state) => (state.status === "ready" || state.status === "lazy" ? String(state.tools) : "-"),
+  },
   {
     title: "connect",
     cell: (state) => (state.connectMs !== undefined ? `${state.connectMs} ms` : "-"),
