@@ -96,15 +96,15 @@ export class ServerGuard {
       onProgress: options.onProgress,
     };
 
-    // The common case — nobody to wait for, nothing to cancel — needs no deadline of ours: the SDK's
-    // own request timeout enforces it (and sends notifications/cancelled). This spares every call an
-    // AbortController, a timer and a listener.
-    if (!options.signal && this.#breaker.state === "closed" && this.#connection.status === "ready") {
+    // The common case — nobody to wait for — needs no deadline of ours: the SDK's own request timeout
+    // enforces it, and a caller's signal goes to the SDK as it is (both send notifications/cancelled).
+    // This spares every call an AbortController, a timer, a combined signal and their listeners.
+    if (!options.signal?.aborted && this.#breaker.state === "closed" && this.#connection.status === "ready") {
       const release = this.#bulkhead.tryAcquire();
       if (release) {
         let failure: unknown;
         try {
-          return await this.#attempt(plan, undefined);
+          return await this.#attempt(plan, options.signal);
         } catch (error) {
           failure = this.#explain(plan, error, left(plan) <= 0);
           if (!this.#shouldRetry(failure, entry, 0)) throw failure;
