@@ -139,6 +139,8 @@ export class ServerConnection {
   /** What the server negotiated in its last life: a restart opens with it and does not probe again. */
   #negotiated: SessionOptions["versionNegotiation"];
   #tools: Tool[] = [];
+  /** The tools that must run as tasks, found once per tool list (`#tools` is replaced, never changed). */
+  #taskOnly: { of: Tool[]; names: ReadonlySet<string> } | undefined;
   #resources: Resource[] = [];
   #resourceTemplates: ResourceTemplateType[] = [];
   #prompts: Prompt[] = [];
@@ -394,6 +396,14 @@ export class ServerConnection {
     }
   }
 
+  #taskOnlyTools(): ReadonlySet<string> {
+    if (this.#taskOnly?.of !== this.#tools) {
+      const required = this.#tools.filter((listed) => listed.execution?.taskSupport === "required");
+      this.#taskOnly = { of: this.#tools, names: new Set(required.map((listed) => listed.name)) };
+    }
+    return this.#taskOnly.names;
+  }
+
   async #callTool(
     tool: string,
     args: Record<string, unknown>,
@@ -420,7 +430,7 @@ export class ServerConnection {
     try {
       // A tool that must run as a task (execution.taskSupport "required") is followed to its result.
       // "optional" ones are called plainly: the server then runs them to the end within the call.
-      if (this.#tools.find((listed) => listed.name === tool)?.execution?.taskSupport === "required") {
+      if (this.#taskOnlyTools().has(tool)) {
         return await session.tasks.call(session.client!, tool, args, { ...options, timeoutMs });
       }
       return (await client.callTool(

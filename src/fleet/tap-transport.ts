@@ -34,8 +34,7 @@ export function tapTransport(transport: Transport, server: string, sink: WireSin
           return target.send(message, options);
         };
       }
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
+      return forwardGet(target, property, receiver);
     },
     set(target, property, value) {
       if (property === "onmessage" && typeof value === "function") {
@@ -57,4 +56,33 @@ export function tapTransport(transport: Transport, server: string, sink: WireSin
 function requestId(message: object): string | number | undefined {
   const id = (message as { id?: unknown }).id;
   return typeof id === "string" || typeof id === "number" ? id : undefined;
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+/** A transport's methods bound to it, each bound once (a Proxy's `get` runs for every message sent). */
+const boundMethods = new WeakMap<object, WeakMap<Method, Method>>();
+
+/**
+ * What a Proxy over a transport gives for a property it does not change: the transport's own value,
+ * its methods bound to the transport (the SDK calls them on the Proxy), the same bound function each time.
+ */
+export function forwardGet<T extends object>(
+  target: T,
+  property: string | symbol,
+  receiver: unknown,
+): unknown {
+  const value: unknown = Reflect.get(target, property, receiver);
+  if (typeof value !== "function") return value;
+  let bound = boundMethods.get(target);
+  if (!bound) {
+    bound = new WeakMap();
+    boundMethods.set(target, bound);
+  }
+  let method = bound.get(value as Method);
+  if (!method) {
+    method = (value as Method).bind(target);
+    bound.set(value as Method, method);
+  }
+  return method;
 }

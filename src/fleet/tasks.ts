@@ -15,6 +15,7 @@ import {
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { CallOptions, CallProgress } from "./connection.js";
+import { forwardGet } from "./tap-transport.js";
 
 /**
  * The protocol revision whose core has tasks (task-augmented `tools/call`, `tasks/get`, `tasks/result`,
@@ -102,10 +103,7 @@ export class TaskCalls {
       for (const tell of this.#followed.values()) tell("closed");
     };
     return new Proxy(transport, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+      get: forwardGet,
       set(target, property, value) {
         if (property === "onmessage" && typeof value === "function") {
           const deliver = value as NonNullable<Transport["onmessage"]>;
