@@ -79,6 +79,9 @@ export type GatewaySessionStore = Pick<
   "saveGatewaySession" | "gatewaySession" | "touchGatewaySession" | "dropGatewaySession"
 >;
 
+/** What taking up a stored session gives when the session is another user's. */
+const ANOTHER_USERS = Symbol("another user's session");
+
 /** A 2025-11-25 session this process holds. */
 interface HeldSession {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -138,8 +141,8 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   const build = () => buildGatewayServer(parts);
   const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
   const sessions = new Map<string, HeldSession>();
-  /** Sessions being taken up from the store: two requests for one come together, one replay. */
-  const restoring = new Map<string, Promise<HeldSession | undefined>>();
+  /** Sessions being taken up from the store (by id and user): two requests for one come together, one replay. */
+  const restoring = new Map<string, Promise<HeldSession | typeof ANOTHER_USERS | undefined>>();
   const shared = options.sessionStore;
   const storeFailed = (error: unknown) => options.onSessionStoreError?.(error);
   const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
@@ -226,14 +229,21 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   /**
    * Take up a session this process does not hold from the store: a new server instance, the client's
    * `initialize` and `notifications/initialized` replayed into it under the session's id. Undefined when
-   * the store has no such session (or it went unused past `DEFAULT_GATEWAY_SESSION_IDLE_MS`).
+   * the store has no such session (or it went unused past `DEFAULT_GATEWAY_SESSION_IDLE_MS`);
+   * `ANOTHER_USERS` when it is not `user`'s (nothing is started for a request that will be refused).
    */
-  function restore(id: string, authInfo: AuthInfo): Promise<HeldSession | undefined> {
-    let pending = restoring.get(id);
+  function restore(
+    id: string,
+    user: string,
+    authInfo: AuthInfo,
+  ): Promise<HeldSession | typeof ANOTHER_USERS | undefined> {
+    const key = `${id}\n${user}`;
+    let pending = restoring.get(key);
     if (!pending) {
       pending = (async () => {
         const record = await shared?.gatewaySession(id).catch((error) => void storeFailed(error));
         if (!record) return undefined;
+        if (record.user !== user) return ANOTHER_USERS;
         if (Date.parse(record.usedAt) < Date.now() - DEFAULT_GATEWAY_SESSION_IDLE_MS) {
           void shared?.dropGatewaySession(id).catch(storeFailed);
           return undefined;
@@ -267,8 +277,8 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
           await replay({ jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id })
         ).text();
         return sessions.get(id);
-      })().finally(() => restoring.delete(id));
-      restoring.set(id, pending);
+      })().finally(() => restoring.delete(key));
+      restoring.set(key, pending);
     }
     return pending;
   }
@@ -310,13 +320,13 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
       const id = request.headers.get("mcp-session-id");
       if (id) {
-        const session = sessions.get(id) ?? (await restore(id, authInfo));
+        const session = sessions.get(id) ?? (await restore(id, identity.user, authInfo));
         if (!session)
           return Response.json(
             { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
             { status: 404 },
           );
-        if (session.user !== identity.user)
+        if (session === ANOTHER_USERS || session.user !== identity.user)
           return Response.json(
             {
               jsonrpc: "2.0",

@@ -116,9 +116,16 @@ describe("2025-11-25 sessions kept in the store", () => {
     const [a, b] = [await replica(), await replica()];
     const { client, transport } = roundRobin([a.url], "alice");
     await client.connect(transport);
-    const answer = await listWith(b.url, transport.sessionId!, "mallory");
-    expect(answer.status).toBe(403);
-    expect(await answer.text()).toContain("another user");
+    // Both at once at a gateway that does not hold it yet: the owner's is taken up, the other refused.
+    const [other, owner] = await Promise.all([
+      listWith(b.url, transport.sessionId!, "mallory"),
+      listWith(b.url, transport.sessionId!, "alice"),
+    ]);
+    expect(other.status).toBe(403);
+    expect(await other.text()).toContain("another user");
+    expect(owner.status).toBe(200);
+    expect(await owner.text()).toContain("sdk_echo");
+    expect((await listWith(b.url, transport.sessionId!, "mallory")).status).toBe(403);
     await client.close();
   });
 
