@@ -106,7 +106,8 @@ describe("switchyard ask", () => {
 describe("switchyard ask, configured", () => {
   it("sends the model section's temperature, and gives up at its timeoutMs", async () => {
     const { config, model } = await fleetWithModel([{ content: "warm" }, { hang: true }], {
-      model: { temperature: 0.2, timeoutMs: 300 },
+      // Long enough for the first answer on a loaded machine (300 ms was not, once), short for the hang.
+      model: { temperature: 0.2, timeoutMs: 2_000 },
     });
     const first = await runCli(["--config", config, "ask", "Hi"]);
     expect(first.code).toBe(0);
@@ -114,7 +115,7 @@ describe("switchyard ask, configured", () => {
     const started = Date.now();
     const second = await runCli(["--config", config, "ask", "Hi again"]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain("did not answer within 300 ms");
+    expect(second.stderr).toContain("did not answer within 2000 ms");
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
