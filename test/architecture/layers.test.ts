@@ -1,49 +1,10 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { madeTrees } from "./made-tree.js";
 
 // The layer check (`npm run lint:layers`) run on small trees made here: each forbidden import of
 // ARCHITECTURE.md is reported, each allowed one is not.
 
-const SCRIPT = path.resolve(import.meta.dirname, "../../scripts/check-layers.mjs");
-const made: string[] = [];
-
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(tmpdir(), "switchyard-layers-"));
-  made.push(root);
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), text);
-  }
-  return root;
-}
-
-interface Violation {
-  rule: string;
-  file: string;
-  line: number;
-  target: string;
-  kind: string;
-}
-
-function check(root: string, ...args: string[]) {
-  const run = spawnSync(process.execPath, [SCRIPT, "--root", root, ...args], { encoding: "utf8" });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-function violations(root: string): string[] {
-  const { code, stdout, stderr } = check(root, "--json");
-  expect(stderr).toBe("");
-  const found = JSON.parse(stdout) as Violation[];
-  expect(code).toBe(found.length > 0 ? 1 : 0);
-  return found.map((v) => `${v.rule} ${v.file}:${v.line} → ${v.target}`).sort();
-}
+const { tree, check, violations } = madeTrees("layers");
 
 /** Files every tree has: the shared root files and the public entry points. */
 const BASE = {

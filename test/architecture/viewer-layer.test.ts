@@ -1,30 +1,10 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { madeTrees } from "./made-tree.js";
 
 // The viewer's layer rule, run on a small tree: viewer/ reads the store's and telemetry's records (and
 // config/) only; nothing below it imports it; cli/ reaches it through src/viewer/index.ts only.
 
-const SCRIPT = path.resolve(import.meta.dirname, "../../scripts/check-layers.mjs");
-const made: string[] = [];
-
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function violations(files: Record<string, string>): string[] {
-  const root = mkdtempSync(path.join(tmpdir(), "switchyard-viewer-layer-"));
-  made.push(root);
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), text);
-  }
-  const run = spawnSync(process.execPath, [SCRIPT, "--root", root, "--json"], { encoding: "utf8" });
-  const found = JSON.parse(run.stdout) as Array<{ rule: string; file: string; line: number; target: string }>;
-  return found.map((v) => `${v.rule} ${v.file}:${v.line} → ${v.target}`).sort();
-}
+const { tree, violations } = madeTrees("viewer-layer");
 
 describe("the viewer's layer rule", () => {
   it("refuses agent/, plan/, gateway/, cli/ and the facade in viewer/, and viewer/ below it or past its entry", () => {
@@ -60,7 +40,7 @@ describe("the viewer's layer rule", () => {
       "src/viewer/wire.ts",
     ])
       files[file] = "export {};\n";
-    expect(violations(files)).toEqual([
+    expect(violations(tree(files))).toEqual([
       "cli-public-api-only src/cli/commands/ui.ts:2 → src/viewer/wire.ts",
       "lower-layers-look-down src/calls/pipeline.ts:1 → src/viewer/server.ts",
       "viewer-reads-records src/viewer/server.ts:1 → src/agent/agent.ts",
