@@ -44,7 +44,9 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenize {
   const useStopWords = options.stopWords ?? DEFAULT_TOKENIZER.stopWords;
   const useBigrams = options.cjkBigrams ?? DEFAULT_TOKENIZER.cjkBigrams;
   const useCompounds = options.compounds ?? DEFAULT_TOKENIZER.compounds;
-  const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+  // Made on the first Han text: the segmenter's dictionaries cost ~2 MB, and most processes that import
+  // the router (every `import "switchyard"`) never tokenize Chinese.
+  let segmenter: Intl.Segmenter | undefined;
 
   /** One word's terms; words repeat a lot across tools, so they are memoized. */
   const wordTerms = (word: string): readonly string[] => {
@@ -74,6 +76,7 @@ export function createTokenizer(options: TokenizerOptions = {}): Tokenize {
   };
 
   const han = (run: string, terms: string[]) => {
+    segmenter ??= new Intl.Segmenter("zh", { granularity: "word" });
     for (const { segment, isWordLike } of segmenter.segment(run)) {
       if (!isWordLike || (useStopWords && CHINESE_STOP_WORDS.has(segment))) continue;
       terms.push(segment);
