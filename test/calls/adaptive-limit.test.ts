@@ -60,20 +60,12 @@ describe("the adaptive limit", () => {
 
   it("settles where the latency crosses the threshold: a server whose latency grows past 8 in flight", () => {
     // Latency 20 ms up to 8 in flight, then 20 × (n/8)² — the bench's knee server.
-    let now = 0;
-    const limit = new AdaptiveLimit({
-      min: 1,
-      max: 64,
-      initial: 8,
-      tolerance: 1.5,
-      slackMs: 0,
-      now: () => now,
-    });
+    const { limit, tick } = limiter();
     const seen: number[] = [];
     for (let i = 0; i < 2_000; i += 1) {
       const n = limit.limit;
       const flight = limit.start(n);
-      now += 20 * Math.max(1, n / 8) ** 2;
+      tick(20 * Math.max(1, n / 8) ** 2);
       limit.succeeded(flight, "work");
       if (i >= 1_000) seen.push(n);
     }

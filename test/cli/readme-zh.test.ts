@@ -34,31 +34,30 @@ function flagsOf(text: string): Set<string> {
 
 const missing = (from: Set<string>, to: Set<string>) => [...from].filter((item) => !to.has(item)).sort();
 
+/** The same items in both READMEs: what one has and the other lacks, named by the file that lacks it. */
+function expectBothHave(en: Set<string>, zh: Set<string>) {
+  expect({
+    "missing from README.zh-CN.md": missing(en, zh),
+    "missing from README.md": missing(zh, en),
+  }).toEqual({
+    "missing from README.zh-CN.md": [],
+    "missing from README.md": [],
+  });
+}
+
 describe("README.zh-CN.md", () => {
   it("names every switchyard command README.md names, and no other", () => {
     const en = commandsOf(english);
     const zh = commandsOf(chinese);
     expect(en.size).toBeGreaterThan(20);
-    expect({
-      "missing from README.zh-CN.md": missing(en, zh),
-      "missing from README.md": missing(zh, en),
-    }).toEqual({
-      "missing from README.zh-CN.md": [],
-      "missing from README.md": [],
-    });
+    expectBothHave(en, zh);
   });
 
   it("gives every --flag README.md gives, and no other", () => {
     const en = flagsOf(english);
     const zh = flagsOf(chinese);
     expect(en.size).toBeGreaterThan(30);
-    expect({
-      "missing from README.zh-CN.md": missing(en, zh),
-      "missing from README.md": missing(zh, en),
-    }).toEqual({
-      "missing from README.zh-CN.md": [],
-      "missing from README.md": [],
-    });
+    expectBothHave(en, zh);
   });
 
   it("has every section of README.md, and each README links to the other at its top", () => {
