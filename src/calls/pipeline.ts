@@ -15,7 +15,7 @@ import { endSpan, failSpan, inSpan, SpanKind, startSpan } from "../telemetry/tra
 import { normalizeResult, type ToolResult } from "./normalize.js";
 import { checkIdentity } from "./policy.js";
 import type { ManagedServer } from "./server.js";
-import { describeParameters, validateArguments } from "./validate.js";
+import { describeParameters, outputProblems, validateArguments } from "./validate.js";
 
 /** Options for one call. */
 export interface CallToolOptions {
@@ -301,7 +301,16 @@ export class CallPipeline {
             ...(signal ? { signal } : {}),
             ...(onProgress ? { onProgress } : {}),
           };
-    let result = normalizeResult(await server.call(entry, call.args, guarded));
+    const answered = await server.call(entry, call.args, guarded);
+    const broken = outputProblems(entry.outputSchema, answered);
+    if (broken) {
+      throw new SwitchyardError(
+        "INVALID_RESULT",
+        `server ${entry.server} answered the call to ${entry.tool} with a result that breaks the tool's own output schema: ${broken.join("; ")}. The tool misbehaved; the arguments were not the problem`,
+        { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
+      );
+    }
+    let result = normalizeResult(answered);
     for (const interceptor of this.#interceptors) {
       const replaced = await interceptor.after?.(call, result);
       if (replaced) result = replaced;

@@ -50,6 +50,23 @@ export function validateArguments(schema: JsonSchema, args: unknown): Validation
   return { ok: false, problems: errors.map(describeError), fields: [...new Set(errors.flatMap(fieldOf))] };
 }
 
+/**
+ * Check a tool result's structured content against the tool's output schema, as the spec asks of a
+ * client: a result that is not an error must carry structured content, and it must match. Returns what
+ * is wrong, or nothing. A schema that cannot be compiled is not enforced, as for arguments.
+ */
+export function outputProblems(
+  schema: JsonSchema | undefined,
+  result: { isError?: boolean | undefined; structuredContent?: unknown },
+): string[] | undefined {
+  if (schema === undefined || result.isError === true) return undefined;
+  const validate = compile(schema);
+  if (!validate) return undefined;
+  if (result.structuredContent === undefined) return ["the tool has an output schema but returned no structured content"];
+  if (validate(result.structuredContent)) return undefined;
+  return (validate.errors ?? []).map(describeError);
+}
+
 function compile(schema: JsonSchema): ValidateFunction | null {
   let validate = compiled.get(schema);
   if (validate !== undefined) return validate;

@@ -29,6 +29,7 @@ import { isRefused, toCallError, toRequestError } from "./call-errors.js";
 import { type CachedServerCatalog, readServerCatalog, writeServerCatalog } from "./catalog-cache.js";
 import type { ClientRequests } from "./client-requests.js";
 import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
+import { CALL_TOOL_RESULT, declaresHeaders } from "./tool-result.js";
 
 export { CLIENT_INFO } from "./session.js";
 
@@ -130,6 +131,13 @@ export interface CallOptions {
  * up to `restart.maxRestarts`; calls that arrive meanwhile wait), pings it when asked, and carries
  * its calls. Each life of the server is a {@link ServerSession}.
  */
+/** How a tool list's tools are called: tools that run as tasks; tools whose arguments go in headers. */
+interface CallPlan {
+  of: Tool[];
+  taskOnly: ReadonlySet<string>;
+  mirrored: ReadonlySet<string>;
+}
+
 export class ServerConnection {
   readonly config: ServerConfig;
   readonly #hooks: ConnectionHooks;
@@ -139,8 +147,11 @@ export class ServerConnection {
   /** What the server negotiated in its last life: a restart opens with it and does not probe again. */
   #negotiated: SessionOptions["versionNegotiation"];
   #tools: Tool[] = [];
-  /** The tools that must run as tasks, found once per tool list (`#tools` is replaced, never changed). */
-  #taskOnly: { of: Tool[]; names: ReadonlySet<string> } | undefined;
+  /**
+   * How each tool is called, worked out once per tool list (`#tools` is replaced, never changed): the
+   * tools that must run as tasks, and those whose input schema declares `x-mcp-header`.
+   */
+  #callPlan: CallPlan | undefined;
   #resources: Resource[] = [];
   #resourceTemplates: ResourceTemplateType[] = [];
   #prompts: Prompt[] = [];
@@ -396,12 +407,17 @@ export class ServerConnection {
     }
   }
 
-  #taskOnlyTools(): ReadonlySet<string> {
-    if (this.#taskOnly?.of !== this.#tools) {
-      const required = this.#tools.filter((listed) => listed.execution?.taskSupport === "required");
-      this.#taskOnly = { of: this.#tools, names: new Set(required.map((listed) => listed.name)) };
+  #plan(): CallPlan {
+    if (this.#callPlan?.of !== this.#tools) {
+      const names = (keep: (tool: Tool) => boolean) =>
+        new Set(this.#tools.filter(keep).map((listed) => listed.name));
+      this.#callPlan = {
+        of: this.#tools,
+        taskOnly: names((listed) => listed.execution?.taskSupport === "required"),
+        mirrored: names(declaresHeaders),
+      };
     }
-    return this.#taskOnly.names;
+    return this.#callPlan;
   }
 
   async #callTool(
@@ -430,20 +446,28 @@ export class ServerConnection {
     try {
       // A tool that must run as a task (execution.taskSupport "required") is followed to its result.
       // "optional" ones are called plainly: the server then runs them to the end within the call.
-      if (this.#taskOnlyTools().has(tool)) {
+      const plan = this.#plan();
+      if (plan.taskOnly.has(tool)) {
         return await session.tasks.call(session.client!, tool, args, { ...options, timeoutMs });
       }
-      return (await client.callTool(
-        { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) },
-        {
-          timeout: timeoutMs,
-          ...(options.signal ? { signal: options.signal } : {}),
-          // Always ask for progress (a progress token goes with every call): servers that report it
-          // are heard, and with maxTotalTimeoutMs it pushes the deadline back.
-          onprogress: options.onProgress ? forwardProgress(options.onProgress) : ignoreProgress,
-          ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
-        },
-      )) as CallToolResult;
+      const params = { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) };
+      const requestOptions: RequestOptions = {
+        timeout: timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        // Always ask for progress (a progress token goes with every call): servers that report it
+        // are heard, and with maxTotalTimeoutMs it pushes the deadline back.
+        onprogress: options.onProgress ? forwardProgress(options.onProgress) : ignoreProgress,
+        ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
+      };
+      // The SDK's callTool is needed only to mirror arguments into headers (SEP-2243, 2026-07-28 over
+      // HTTP). Everywhere else the request goes out as it would, its result checked once by
+      // CALL_TOOL_RESULT and the output schema by the pipeline: the SDK's zod parse, response-cache
+      // lookups and output validator were a quarter of the client's CPU per call.
+      const mirrored = traceMeta !== undefined && session.transportKind === "http" && plan.mirrored.has(tool);
+      if (!mirrored) {
+        return await client.request({ method: "tools/call", params }, CALL_TOOL_RESULT, requestOptions);
+      }
+      return (await client.callTool(params, requestOptions)) as CallToolResult;
     } catch (error) {
       // An expired Streamable HTTP session: the request never ran. A new session starts now, and the
       // caller's retry (the request was not sent) waits for it.

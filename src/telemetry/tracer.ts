@@ -1,39 +1,68 @@
-// OpenTelemetry spans through `@opentelemetry/api` alone: without an SDK registered by the user every
-// span is the API's non-recording one (no attributes are built, no context is entered), so tracing
-// costs a function call or two. Names and attributes follow the GenAI and MCP semantic conventions
+// OpenTelemetry spans through `@opentelemetry/api` alone: until the user registers something with the
+// API (an SDK, a context manager) it is not loaded and every span is one shared non-recording span;
+// after that, an unsampled span builds no attributes and enters no context, so tracing costs a
+// function call or two. Names and attributes follow the GenAI and MCP semantic conventions
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/): `invoke_agent`, `chat {model}`,
 // `execute_tool {tool}`, `{mcp.method.name} {tool}`; what they do not cover is `switchyard.*`.
-import {
-  type Attributes,
-  type Context,
-  context,
-  isSpanContextValid,
-  ProxyTracerProvider,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  type TracerProvider,
-  trace,
-} from "@opentelemetry/api";
+import type { Attributes, Context, Span, SpanKind as ApiSpanKind, Tracer, TracerProvider } from "@opentelemetry/api";
+import { lazyRequire } from "../lazy-require.js";
 
-export { type Span, SpanKind } from "@opentelemetry/api";
+export type { Span } from "@opentelemetry/api";
 
 /** The instrumentation scope of every Switchyard span. */
 export const TRACER_NAME = "switchyard";
 
+/** Span kinds, as the API numbers them (its enum, without loading the API to read it). */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2, PRODUCER: 3, CONSUMER: 4 } as const satisfies Record<
+  keyof typeof ApiSpanKind,
+  number
+>;
+type Kind = (typeof SpanKind)[keyof typeof SpanKind];
+/** `SpanStatusCode.ERROR`. */
+const STATUS_ERROR = 2;
+
+type Api = typeof import("@opentelemetry/api");
+const loadApi = lazyRequire<Api>("@opentelemetry/api");
+/**
+ * Where the OpenTelemetry API (1.x) keeps what is registered with it — a tracer provider, a context
+ * manager, a propagator — shared by every copy of the API in the process. Until something is
+ * registered there, every span would be the API's non-recording one: Switchyard then does not load
+ * the API at all (less memory, and no span objects per call).
+ */
+const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
+
+/** The API, once anything is registered with it; `undefined` while tracing is off. */
+function otel(): Api | undefined {
+  return (globalThis as Record<symbol, unknown>)[API_GLOBAL] === undefined ? undefined : loadApi();
+}
+
+/** The span handed out while tracing is off: records nothing, carries no context. */
+const OFF_SPAN: Span = {
+  spanContext: () => ({ traceId: "00000000000000000000000000000000", spanId: "0000000000000000", traceFlags: 0 }),
+  setAttribute: () => OFF_SPAN,
+  setAttributes: () => OFF_SPAN,
+  addEvent: () => OFF_SPAN,
+  addLink: () => OFF_SPAN,
+  addLinks: () => OFF_SPAN,
+  setStatus: () => OFF_SPAN,
+  updateName: () => OFF_SPAN,
+  end: () => {},
+  isRecording: () => false,
+  recordException: () => {},
+};
+
 let cached: { provider: TracerProvider; tracer: Tracer } | undefined;
 /** The tracer of the provider registered now (the API's no-op one when there is none), kept while it stays. */
-function tracer(): Tracer {
-  const global = trace.getTracerProvider();
-  const provider = global instanceof ProxyTracerProvider ? global.getDelegate() : global;
+function tracer(api: Api): Tracer {
+  const global = api.trace.getTracerProvider();
+  const provider = global instanceof api.ProxyTracerProvider ? global.getDelegate() : global;
   if (cached?.provider !== provider) cached = { provider, tracer: provider.getTracer(TRACER_NAME) };
   return cached.tracer;
 }
 
 /** How a span is started. */
 export interface SpanOptions {
-  kind?: SpanKind;
+  kind?: Kind;
   /** Built only when the span records (an SDK is registered and sampled it in). */
   attributes?: () => Attributes;
   /** The parent; default: the active context. */
@@ -42,24 +71,40 @@ export interface SpanOptions {
 
 /** Start a span (a non-recording one, at no cost, when no SDK is registered). */
 export function startSpan(name: string, options: SpanOptions = {}): Span {
-  const span = tracer().startSpan(
+  const api = otel();
+  if (!api) return OFF_SPAN;
+  const span = tracer(api).startSpan(
     name,
-    options.kind !== undefined ? { kind: options.kind } : {},
-    options.parent ?? context.active(),
+    options.kind !== undefined ? { kind: options.kind as ApiSpanKind } : {},
+    options.parent ?? api.context.active(),
   );
   if (options.attributes && span.isRecording()) span.setAttributes(options.attributes());
   return span;
 }
 
-/** The context with `span` as the active span, to parent other spans on; the active one for a no-op span. */
-export function contextOf(span: Span, parent: Context = context.active()): Context {
-  return isSpanContextValid(span.spanContext()) ? trace.setSpan(parent, span) : parent;
+/**
+ * The context with `span` as the active span, to parent other spans on; the active one for a no-op
+ * span; none while tracing is off.
+ */
+function contextOf(span: Span, parent?: Context): Context | undefined {
+  const api = otel();
+  if (!api) return undefined;
+  const base = parent ?? api.context.active();
+  return api.isSpanContextValid(span.spanContext()) ? api.trace.setSpan(base, span) : base;
+}
+
+/** Run `work` in `within` (a context from {@link contextOf}); as is without one. */
+function inContext<T>(within: Context | undefined, work: () => T): T {
+  const api = within === undefined ? undefined : otel();
+  return api ? api.context.with(within!, work) : work();
 }
 
 /** Run `work` with `span` active (for the spans and `traceparent` of what it does); as is for a no-op span. */
 export function inSpan<T>(span: Span, work: () => T): T {
-  return isSpanContextValid(span.spanContext())
-    ? context.with(trace.setSpan(context.active(), span), work)
+  if (span === OFF_SPAN) return work();
+  const api = otel();
+  return api?.isSpanContextValid(span.spanContext())
+    ? api.context.with(api.trace.setSpan(api.context.active(), span), work)
     : work();
 }
 
@@ -88,7 +133,7 @@ export function failSpan(span: Span, error: unknown, type?: string): void {
         : "_OTHER");
   if (error instanceof Error) span.recordException(error);
   span.setAttribute("error.type", code);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: STATUS_ERROR, message });
 }
 
 /**
@@ -97,10 +142,11 @@ export function failSpan(span: Span, error: unknown, type?: string): void {
  * a valid active span.
  */
 export function traceContextMeta(): { traceparent: string; tracestate?: string } | undefined {
-  const span = trace.getSpan(context.active());
-  if (!span) return undefined;
+  const api = otel();
+  const span = api?.trace.getSpan(api.context.active());
+  if (!api || !span) return undefined;
   const { traceId, spanId, traceFlags, traceState } = span.spanContext();
-  if (!isSpanContextValid(span.spanContext())) return undefined;
+  if (!api.isSpanContextValid(span.spanContext())) return undefined;
   const traceparent = `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
   const state = traceState?.serialize();
   return state ? { traceparent, tracestate: state } : { traceparent };
@@ -111,10 +157,11 @@ export function traceContextMeta(): { traceparent: string; tracestate?: string }
  * model names them; a new object each time (pino merges the line's own fields into it).
  */
 export function traceFields(): Record<string, string> {
-  const span = trace.getSpan(context.active());
-  if (!span) return {};
+  const api = otel();
+  const span = api?.trace.getSpan(api.context.active());
+  if (!api || !span) return {};
   const { traceId, spanId, traceFlags } = span.spanContext();
-  if (!isSpanContextValid(span.spanContext())) return {};
+  if (!api.isSpanContextValid(span.spanContext())) return {};
   return { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}`.slice(-2) };
 }
 
@@ -131,9 +178,9 @@ interface TurnUsage {
  */
 export class RunSpans {
   readonly #run: Span;
-  readonly #runContext: Context;
+  readonly #runContext: Context | undefined;
   #step: Span | undefined;
-  #stepContext: Context;
+  #stepContext: Context | undefined;
 
   constructor(options: { kind: "agent" | "plan"; runId: string; name?: string; model?: string }) {
     const { kind, runId, name, model } = options;
@@ -148,7 +195,7 @@ export class RunSpans {
         "switchyard.run.kind": kind,
       }),
     });
-    this.#runContext = contextOf(this.#run, context.active());
+    this.#runContext = contextOf(this.#run);
     this.#stepContext = this.#runContext;
   }
 
@@ -156,7 +203,7 @@ export class RunSpans {
   step(step: number): void {
     this.#step?.end();
     this.#step = startSpan(`step ${step}`, {
-      parent: this.#runContext,
+      ...(this.#runContext ? { parent: this.#runContext } : {}),
       attributes: () => ({ "switchyard.step": step }),
     });
     this.#stepContext = contextOf(this.#step, this.#runContext);
@@ -166,11 +213,11 @@ export class RunSpans {
   async model<T extends TurnUsage>(model: string, work: () => Promise<T>): Promise<T> {
     const span = startSpan(`chat ${model}`, {
       kind: SpanKind.CLIENT,
-      parent: this.#stepContext,
+      ...(this.#stepContext ? { parent: this.#stepContext } : {}),
       attributes: () => ({ "gen_ai.operation.name": "chat", "gen_ai.request.model": model }),
     });
     try {
-      const response = await context.with(contextOf(span, this.#stepContext), work);
+      const response = await inContext(contextOf(span, this.#stepContext), work);
       endSpan(span, undefined, () => ({
         ...(response.usage
           ? {
@@ -189,7 +236,7 @@ export class RunSpans {
 
   /** Run `work` (the step's calls) with the step's span active. */
   within<T>(work: () => T): T {
-    return context.with(this.#stepContext, work);
+    return inContext(this.#stepContext, work);
   }
 
   /** The run ended: its last step's span and its own end (`ERROR` with the error, when there is one). */
