@@ -42,7 +42,7 @@ export function sampledRow(
 export interface ScenarioResult {
   id: string;
   title: string;
-  unit: "ms" | "MB" | "tokens";
+  unit: "ms" | "µs" | "MB" | "tokens";
   /** How the numbers were taken (rounds, calls, …). */
   method: string;
   rows: Row[];

@@ -18,6 +18,7 @@ import { agentOverhead } from "./scenarios/agent.js";
 import { coldStart } from "./scenarios/cold-start.js";
 import type { ScenarioContext } from "./scenarios/context.js";
 import { contextBudget } from "./scenarios/context-budget.js";
+import { cpuPerCall } from "./scenarios/cpu.js";
 import { gatewayBench } from "./scenarios/gateway.js";
 import { kneeBench } from "./scenarios/knee.js";
 import { latency } from "./scenarios/latency.js";
@@ -83,6 +84,21 @@ const SCENARIOS: Scenario[] = [
         policy: { min: 8, max: 20, budgetMs: 45 * SECOND },
       }),
   },
+  ...(["stdio", "http"] as const).map((transport) => ({
+    id: `cpu-${transport}`,
+    run: (context: ScenarioContext) =>
+      cpuPerCall(context, {
+        id: `cpu-${transport}`,
+        title: `Client CPU per sequential echo call, ${transport === "stdio" ? "stdio" : "Streamable HTTP"}`,
+        server: (client) =>
+          transport === "stdio"
+            ? stdioServers(client.server, 1)[0]!
+            : context.pool.servers(client.server, 1)[0]!,
+        block: transport === "stdio" ? 500 : 200,
+        warmup: 500,
+        policy: { min: 8, max: 20, budgetMs: 45 * SECOND },
+      }),
+  })),
   {
     id: "latency-http",
     run: (context) =>

@@ -62,7 +62,8 @@ export function outputProblems(
   if (schema === undefined || result.isError === true) return undefined;
   const validate = compile(schema);
   if (!validate) return undefined;
-  if (result.structuredContent === undefined) return ["the tool has an output schema but returned no structured content"];
+  if (result.structuredContent === undefined)
+    return ["the tool has an output schema but returned no structured content"];
   if (validate(result.structuredContent)) return undefined;
   return (validate.errors ?? []).map(describeError);
 }

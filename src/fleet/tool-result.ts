@@ -28,7 +28,8 @@ export const CALL_TOOL_RESULT: StandardSchemaV1<unknown, CallToolResult> = {
 function resultProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `the result is ${kindOf(value)}, not an object`;
   const { content, isError, _meta: meta } = value;
-  if (isError !== undefined && typeof isError !== "boolean") return `isError is ${kindOf(isError)}, not a boolean`;
+  if (isError !== undefined && typeof isError !== "boolean")
+    return `isError is ${kindOf(isError)}, not a boolean`;
   if (meta !== undefined && !isObject(meta)) return `_meta is ${kindOf(meta)}, not an object`;
   if (content === undefined) return undefined;
   if (!Array.isArray(content)) return `content is ${kindOf(content)}, not an array`;

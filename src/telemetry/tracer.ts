@@ -4,7 +4,14 @@
 // function call or two. Names and attributes follow the GenAI and MCP semantic conventions
 // (https://opentelemetry.io/docs/specs/semconv/gen-ai/): `invoke_agent`, `chat {model}`,
 // `execute_tool {tool}`, `{mcp.method.name} {tool}`; what they do not cover is `switchyard.*`.
-import type { Attributes, Context, Span, SpanKind as ApiSpanKind, Tracer, TracerProvider } from "@opentelemetry/api";
+import type {
+  SpanKind as ApiSpanKind,
+  Attributes,
+  Context,
+  Span,
+  Tracer,
+  TracerProvider,
+} from "@opentelemetry/api";
 import { lazyRequire } from "../lazy-require.js";
 
 export type { Span } from "@opentelemetry/api";
@@ -13,10 +20,13 @@ export type { Span } from "@opentelemetry/api";
 export const TRACER_NAME = "switchyard";
 
 /** Span kinds, as the API numbers them (its enum, without loading the API to read it). */
-export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2, PRODUCER: 3, CONSUMER: 4 } as const satisfies Record<
-  keyof typeof ApiSpanKind,
-  number
->;
+export const SpanKind = {
+  INTERNAL: 0,
+  SERVER: 1,
+  CLIENT: 2,
+  PRODUCER: 3,
+  CONSUMER: 4,
+} as const satisfies Record<keyof typeof ApiSpanKind, number>;
 type Kind = (typeof SpanKind)[keyof typeof SpanKind];
 /** `SpanStatusCode.ERROR`. */
 const STATUS_ERROR = 2;
@@ -38,7 +48,11 @@ function otel(): Api | undefined {
 
 /** The span handed out while tracing is off: records nothing, carries no context. */
 const OFF_SPAN: Span = {
-  spanContext: () => ({ traceId: "00000000000000000000000000000000", spanId: "0000000000000000", traceFlags: 0 }),
+  spanContext: () => ({
+    traceId: "00000000000000000000000000000000",
+    spanId: "0000000000000000",
+    traceFlags: 0,
+  }),
   setAttribute: () => OFF_SPAN,
   setAttributes: () => OFF_SPAN,
   addEvent: () => OFF_SPAN,

@@ -119,6 +119,26 @@ describe("faults are put where they belong", () => {
   });
 });
 
+describe("a result is checked once, by Switchyard, whichever revision the server speaks", () => {
+  it.each(["legacy", "auto"] as const)(
+    "%s: good, missing and failed structured content",
+    async (versionNegotiation) => {
+      const yard = await yardOf({ n: { ...needy("--bad-output"), versionNegotiation } });
+      const good = await yard.callTool("n_good", {});
+      expect(good.structuredContent).toEqual({ sum: 3 });
+      const failed = await yard.callTool("n_failed", {});
+      expect(failed.isError).toBe(true);
+      expect(failed.text).toBe("could not add");
+      const bare = await failureOf(yard.callTool("n_bare", {}));
+      expect(bare.code).toBe("INVALID_RESULT");
+      expect(bare.message).toMatch(/server n answered the call to bare .*no structured content/);
+      const wrong = await failureOf(yard.callTool("n_sum", {}));
+      expect(wrong.code).toBe("INVALID_RESULT");
+      expect(wrong.message).toMatch(/sum/);
+    },
+  );
+});
+
 describe("every bad input to callTool is a coded error", () => {
   it.each([
     ["undefined", undefined],

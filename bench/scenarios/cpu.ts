@@ -1,0 +1,71 @@
+// Client CPU per call: sequential `echo` calls over one connection per client, the process's CPU time
+// (user + system, `process.cpuUsage`) over each block divided by its calls. Every client runs in this
+// one process and the servers in their own, so a block's CPU is the client's own work per call — the
+// cost a host pays for each call, whatever the machine's load does to wall-clock times. Clients take
+// turns in blocks, a different one first each round.
+import type { Session } from "../clients/client.js";
+import { childPids, settle } from "../processes.js";
+import { describeRevisions, type Row, type ScenarioResult, sampledRow } from "../report.js";
+import { median, rotate, runRounds } from "../stats.js";
+import { rounds, type ScenarioContext } from "./context.js";
+import type { LatencyOptions } from "./latency.js";
+
+const SDK_IDS = ["sdk-v2", "sdk-v2-auto"];
+
+export async function cpuPerCall(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
+  const sessions = new Map<string, Session>();
+  const errors = new Map<string, string>();
+  const samples = new Map<string, number[]>(context.clients.map((client) => [client.id, []]));
+  try {
+    for (const client of context.clients) {
+      try {
+        const session = await client.connect([options.server(client)]);
+        sessions.set(client.id, session);
+        for (let i = 0; i < options.warmup; i += 1) await session.echo(0, "warm");
+      } catch (error) {
+        errors.set(client.id, (error as Error).message);
+      }
+    }
+    await settle(childPids());
+    const count = await runRounds(rounds(context, options.policy), async (round) => {
+      for (const client of rotate(context.clients, round)) {
+        const session = sessions.get(client.id);
+        if (!session || errors.has(client.id)) continue;
+        try {
+          const started = process.cpuUsage();
+          for (let i = 0; i < options.block; i += 1) await session.echo(0, "ping");
+          const used = process.cpuUsage(started);
+          samples.get(client.id)!.push((used.user + used.system) / options.block);
+        } catch (error) {
+          errors.set(client.id, (error as Error).message);
+        }
+      }
+    });
+    context.log(`${options.id}: ${count} rounds of ${options.block} calls`);
+    const revisionOf = (id: string) => describeRevisions(sessions.get(id)?.revisions() ?? []);
+    // The bare SDK on the same revision, for the 2026-07-28 rows (the ×SDK v2 column is 2025-11-25's).
+    const sdkFor = new Map(
+      SDK_IDS.filter((id) => samples.get(id)?.length).map((id) => [revisionOf(id), median(samples.get(id)!)]),
+    );
+    const rows: Row[] = context.clients.map((client) => {
+      const values = samples.get(client.id)!;
+      const sdk = sdkFor.get(revisionOf(client.id));
+      return sampledRow(client, values, {
+        revisions: revisionOf(client.id),
+        ...(sdk && values.length
+          ? { extra: `${(median(values) / sdk).toFixed(2)}× the SDK on its revision` }
+          : {}),
+        error: errors.get(client.id),
+      });
+    });
+    return {
+      id: options.id,
+      title: options.title,
+      unit: "µs",
+      method: `client CPU (user + system) per call: ${count} rounds × ${options.block} sequential calls per client after ${options.warmup} warm-up calls, clients interleaved, median of the rounds`,
+      rows,
+    };
+  } finally {
+    await Promise.allSettled([...sessions.values()].map((session) => session.close()));
+  }
+}
