@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { Switchyard } from "../../src/index.js";
 import { isAlive, ROOT, raw, waitFor } from "../helpers.js";
@@ -98,8 +99,10 @@ describe("the reaper: no server outlives its host", () => {
     await yard.close();
     await waitFor(() => !reapers.some(isAlive), 2_000, "the reaper to leave");
     const again = await Switchyard.connect({ mcpServers: { a: raw() } });
-    // /proc can lag a moment on a loaded machine: the new reaper shows within the wait, alone.
-    await waitFor(() => reapersOf(process.pid).length > 0, 2_000, "a new reaper");
+    // /proc can lag a moment on a loaded machine, and a reaper that is still starting (its command line
+    // being rewritten) may not match for an instant: the new reaper shows within the wait, and stays alone.
+    await waitFor(() => reapersOf(process.pid).length === 1, 2_000, "a new reaper");
+    await delay(300);
     expect(reapersOf(process.pid)).toHaveLength(1);
     await again.close();
     await waitFor(() => reapersOf(process.pid).length === 0, 2_000, "the second reaper to leave");
