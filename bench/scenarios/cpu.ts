@@ -3,30 +3,17 @@
 // one process and the servers in their own, so a block's CPU is the client's own work per call — the
 // cost a host pays for each call, whatever the machine's load does to wall-clock times. Clients take
 // turns in blocks, a different one first each round.
-import type { Session } from "../clients/client.js";
-import { childPids, settle } from "../processes.js";
 import { describeRevisions, type Row, type ScenarioResult, sampledRow } from "../report.js";
 import { median, rotate, runRounds } from "../stats.js";
 import { rounds, type ScenarioContext } from "./context.js";
-import type { LatencyOptions } from "./latency.js";
+import { type LatencyOptions, warmSessions } from "./latency.js";
 
 const SDK_IDS = ["sdk-v2", "sdk-v2-auto"];
 
 export async function cpuPerCall(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
-  const sessions = new Map<string, Session>();
-  const errors = new Map<string, string>();
+  const { sessions, errors } = await warmSessions(context, options);
   const samples = new Map<string, number[]>(context.clients.map((client) => [client.id, []]));
   try {
-    for (const client of context.clients) {
-      try {
-        const session = await client.connect([options.server(client)]);
-        sessions.set(client.id, session);
-        for (let i = 0; i < options.warmup; i += 1) await session.echo(0, "warm");
-      } catch (error) {
-        errors.set(client.id, (error as Error).message);
-      }
-    }
-    await settle(childPids());
     const count = await runRounds(rounds(context, options.policy), async (round) => {
       for (const client of rotate(context.clients, round)) {
         const session = sessions.get(client.id);

@@ -18,21 +18,33 @@ export interface LatencyOptions {
   policy: RoundPolicy;
 }
 
-export async function latency(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
+/**
+ * One warmed-up session per client over its own server, for the scenarios of sequential calls; a
+ * client that fails to connect or to warm up has its error instead.
+ */
+export async function warmSessions(
+  context: ScenarioContext,
+  options: Pick<LatencyOptions, "server" | "warmup">,
+): Promise<{ sessions: Map<string, Session>; errors: Map<string, string> }> {
   const sessions = new Map<string, Session>();
   const errors = new Map<string, string>();
+  for (const client of context.clients) {
+    try {
+      const session = await client.connect([options.server(client)]);
+      sessions.set(client.id, session);
+      for (let i = 0; i < options.warmup; i += 1) await session.echo(0, "warm");
+    } catch (error) {
+      errors.set(client.id, (error as Error).message);
+    }
+  }
+  await settle(childPids()); // the servers just connected stay up: only pause and collect garbage
+  return { sessions, errors };
+}
+
+export async function latency(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
+  const { sessions, errors } = await warmSessions(context, options);
   const samples = new Map<string, number[]>(context.clients.map((client) => [client.id, []]));
   try {
-    for (const client of context.clients) {
-      try {
-        const session = await client.connect([options.server(client)]);
-        sessions.set(client.id, session);
-        for (let i = 0; i < options.warmup; i += 1) await session.echo(0, "warm");
-      } catch (error) {
-        errors.set(client.id, (error as Error).message);
-      }
-    }
-    await settle(childPids()); // the servers just connected stay up: only pause and collect garbage
     const count = await runRounds(rounds(context, options.policy), async (round) => {
       for (const client of rotate(context.clients, round)) {
         const session = sessions.get(client.id);
