@@ -126,11 +126,6 @@ export interface CallOptions {
   maxTotalTimeoutMs?: number;
 }
 
-/**
- * One configured server over its whole life: connects it, restarts it when it is lost (with backoff,
- * up to `restart.maxRestarts`; calls that arrive meanwhile wait), pings it when asked, and carries
- * its calls. Each life of the server is a {@link ServerSession}.
- */
 /** How a tool list's tools are called: tools that run as tasks; tools whose arguments go in headers. */
 interface CallPlan {
   of: Tool[];
@@ -138,6 +133,11 @@ interface CallPlan {
   mirrored: ReadonlySet<string>;
 }
 
+/**
+ * One configured server over its whole life: connects it, restarts it when it is lost (with backoff,
+ * up to `restart.maxRestarts`; calls that arrive meanwhile wait), pings it when asked, and carries
+ * its calls. Each life of the server is a {@link ServerSession}.
+ */
 export class ServerConnection {
   readonly config: ServerConfig;
   readonly #hooks: ConnectionHooks;
