@@ -1,6 +1,4 @@
-import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
-import type { Ajv2020 } from "ajv/dist/2020.js";
-import { lazyRequire } from "../lazy-require.js";
+import { compileSchema, type SchemaCheck, type SchemaError } from "../fleet/json-schema.js";
 
 /** A JSON Schema as servers send it. */
 export type JsonSchema = Record<string, unknown>;
@@ -15,22 +13,7 @@ export type ValidationResult =
       fields: string[];
     };
 
-const ajvOptions = { allErrors: true, strict: false, logger: false, validateFormats: false } as const;
-// ajv is loaded, and its validators made, with the first schema to check: not at import.
-const ajvModule = lazyRequire<typeof import("ajv")>("ajv");
-const ajv2020Module = lazyRequire<typeof import("ajv/dist/2020.js")>("ajv/dist/2020.js");
-let draft7: Ajv | undefined;
-function draft7Ajv(): Ajv {
-  draft7 ??= new (ajvModule().Ajv)(ajvOptions);
-  return draft7;
-}
-/** Made on first use: most servers send draft-07 schemas or none. */
-let draft2020: Ajv2020 | undefined;
-function draft2020Ajv(): Ajv2020 {
-  draft2020 ??= new (ajv2020Module().Ajv2020)(ajvOptions);
-  return draft2020;
-}
-const compiled = new WeakMap<object, ValidateFunction | null>();
+const compiled = new WeakMap<object, SchemaCheck | null>();
 
 /**
  * Check tool arguments against the tool's input schema, after safe coercion (`"7"` → `7` where the
@@ -68,13 +51,12 @@ export function outputProblems(
   return (validate.errors ?? []).map(describeError);
 }
 
-function compile(schema: JsonSchema): ValidateFunction | null {
+function compile(schema: JsonSchema): SchemaCheck | null {
   let validate = compiled.get(schema);
   if (validate !== undefined) return validate;
-  const { $schema, ...rest } = schema;
-  const ajv = typeof $schema === "string" && /2019-09|2020-12/.test($schema) ? draft2020Ajv() : draft7Ajv();
+  const { $schema: _dialect, ...rest } = schema;
   try {
-    validate = ajv.compile(rest);
+    validate = compileSchema(rest);
   } catch {
     validate = null;
   }
@@ -146,7 +128,7 @@ function isNumeric(text: string): boolean {
 }
 
 /** The top-level parameter an error is about. */
-function fieldOf(error: ErrorObject): string[] {
+function fieldOf(error: SchemaError): string[] {
   const first = error.instancePath.split("/")[1];
   if (first) return [first.replaceAll("~1", "/").replaceAll("~0", "~")];
   if (error.keyword === "required") return [(error.params as { missingProperty: string }).missingProperty];
@@ -205,7 +187,7 @@ function describeType(schema: Record<string, unknown>, brief: boolean): string {
   return parts.join(", ") || "any value";
 }
 
-function describeError(error: ErrorObject): string {
+function describeError(error: SchemaError): string {
   const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "";
   if (error.keyword === "required") {
     const missing = (error.params as { missingProperty: string }).missingProperty;

@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
-import anyAscii from "any-ascii";
+import { lazyRequire } from "../lazy-require.js";
+
+// Its tables are half a megabyte of source: loaded only for the first namespace that is not ASCII.
+const anyAscii = lazyRequire<typeof import("any-ascii")>("any-ascii");
 
 /** What model providers accept as a tool name. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -17,7 +20,7 @@ const UNSAFE = /[^a-zA-Z0-9_-]/g;
 export function namespaceLabel(namespace: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is "ASCII only"
   if (/^[\x00-\x7f]*$/.test(namespace)) return namespace.replace(UNSAFE, "_");
-  const safe = anyAscii(namespace).replace(UNSAFE, "_");
+  const safe = anyAscii().default(namespace).replace(UNSAFE, "_");
   if (/[a-zA-Z0-9]/.test(safe)) return safe;
   return `s${createHash("sha256").update(namespace).digest("hex").slice(0, HASH_LENGTH)}`;
 }
