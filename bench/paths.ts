@@ -1,5 +1,5 @@
 // Where things are, whether the bench runs from its TypeScript source (tsx) or compiled
-// (node_modules/.cache/switchyard-bench, as `npm run bench` runs it).
+// (.bench-build/, as `npm run bench` runs it).
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -38,7 +38,9 @@ export const LAYERS = [
 ];
 
 /** Files at the root of src/ that every layer may use: no layer of their own, no imports upward. */
-const SHARED_ROOT_FILES = ["src/errors.ts", "src/lazy-require.ts"];
+const SHARED_ROOT_FILES = ["src/errors.ts", "src/lazy-require.ts", "src/package-root.ts"];
+/** Where the package's own files are (package.json, examples/, the viewer's page): not API, so cli/ may too. */
+const PACKAGE_ROOT = "src/package-root.ts";
 /** What cli/ may import from the rest of src/: the package's public entry points. */
 const PUBLIC_ENTRY_POINTS = [
   "src/index.ts",
@@ -130,9 +132,10 @@ export const RULES = [
   },
   {
     name: "cli-public-api-only",
-    why: `cli/ uses only the public entry points (${PUBLIC_ENTRY_POINTS.join(", ")})`,
+    why: `cli/ uses only the public entry points (${PUBLIC_ENTRY_POINTS.join(", ")}), and ${PACKAGE_ROOT} to find the package's own files`,
     from: ["cli"],
-    forbidden: (t) => t.file !== undefined && t.layer !== "cli" && !PUBLIC_ENTRY_POINTS.includes(t.file),
+    forbidden: (t) =>
+      t.file !== undefined && t.layer !== "cli" && !PUBLIC_ENTRY_POINTS.includes(t.file) && t.file !== PACKAGE_ROOT,
   },
   {
     name: "nothing-imports-testing",

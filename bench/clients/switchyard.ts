@@ -1,6 +1,6 @@
 // Switchyard: one Switchyard for every server, calls by catalog name (`s0_echo`) through `callTool`,
 // which checks the arguments against the tool's schema and normalizes the result.
-import { Switchyard } from "../../src/index.js";
+import { Switchyard } from "switchyard";
 import type { BenchClient, ServerSpec } from "./client.js";
 
 export interface SwitchyardVariant {

@@ -3,9 +3,10 @@
 // and through an AI SDK tool from switchyard/ai-sdk (its `execute`, as generateText calls it), over
 // one Switchyard and one stdio server. Variants take turns in blocks, a different one first each
 // round, so outside load lands on all of them. Each call is timed alone; the model is not involved.
-import { aiSdkTools } from "../../src/adapters/ai-sdk.js";
-import { langchainTools } from "../../src/adapters/langchain.js";
-import { Switchyard } from "../../src/index.js";
+
+import { Switchyard } from "switchyard";
+import { aiSdkTools } from "switchyard/ai-sdk";
+import { langchainTools } from "switchyard/langchain";
 import type { Row, ScenarioResult } from "../report.js";
 import { SDK_SERVER } from "../servers/servers.js";
 import { median, percentile, type RoundPolicy, rotate, runRounds } from "../stats.js";

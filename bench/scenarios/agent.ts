@@ -3,8 +3,8 @@
 // time minus the model's and the tools' (as the agent's events time them). Switchyard only: the other
 // clients have no agent loop.
 import { join } from "node:path";
-import { Agent, type AgentEvent, OpenAIChatModel, Switchyard } from "../../src/index.js";
-import { ScriptedModel, startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { Agent, type AgentEvent, OpenAIChatModel, Switchyard } from "switchyard";
+import { ScriptedModel, startScriptedOpenAIServer } from "switchyard/testing";
 import { REPO } from "../paths.js";
 import type { ScenarioResult } from "../report.js";
 import { median, type RoundPolicy, runRounds } from "../stats.js";

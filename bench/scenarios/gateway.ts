@@ -6,11 +6,10 @@
 // sequential calls (p50, p99, and the p50 added over a direct connection), waves of 64 calls in flight
 // (calls/s), and each gateway process's RSS after the load (its own process: the echo server is not counted).
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   Client,
   SSEClientTransport,
@@ -39,10 +38,9 @@ const ECHO = [SDK_SERVER, "--tools", "echo"];
 const READY_TIMEOUT_MS = 30_000;
 const MB = 1024 * 1024;
 
-/** The compiled CLI beside this compiled scenario (npm run bench), else dist/ (tsx). */
+/** The CLI as the package ships it (`npm run bench` builds it first). */
 function switchyardCli(): string {
-  const compiled = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
-  return existsSync(compiled) ? compiled : join(REPO, "dist/cli/main.js");
+  return join(REPO, "dist/cli/main.js");
 }
 
 interface Target {

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { Switchyard } from "../../src/index.js";
+import { Switchyard } from "switchyard";
 import { REPO } from "../paths.js";
 import type { Row, ScenarioResult } from "../report.js";
 import { SDK_SERVER } from "../servers/servers.js";

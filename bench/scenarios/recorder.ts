@@ -8,7 +8,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { openStore, type Store, Switchyard } from "../../src/index.js";
+import { openStore, type Store, Switchyard } from "switchyard";
 import type { Row, ScenarioResult } from "../report.js";
 import { SDK_SERVER } from "../servers/servers.js";
 import { median, percentile, type RoundPolicy, rotate, runRounds } from "../stats.js";

@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
+import { packageFile } from "../package-root.js";
 
-/** The package's own package.json (two folders up from dist/cli/, as from src/cli/). */
-const PACKAGE_JSON = new URL("../../package.json", import.meta.url);
+/** The package's own package.json. */
+const PACKAGE_JSON = packageFile("package.json");
 
 /** What the package's package.json says; read once. */
 export const PACKAGE = JSON.parse(readFileSync(PACKAGE_JSON, "utf8")) as {
   version: string;
+  bin: { switchyard: string };
   devDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 };

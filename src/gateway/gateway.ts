@@ -20,6 +20,7 @@ import {
   DEFAULT_GATEWAY_SESSION_TOUCH_MS,
 } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
+import { packageFile } from "../package-root.js";
 import type { Store } from "../store/store.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
@@ -397,7 +398,6 @@ async function readJsonBody(request: Request): Promise<{ parsedBody?: unknown; r
   }
 }
 
-/** The package's version (`package.json`, two folders up from dist/gateway/ as from src/gateway/). */
-const VERSION = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+/** The package's version, from its package.json. */
+const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string })
+  .version;

@@ -10,6 +10,7 @@ import {
   DEFAULT_VIEWER_POLL_INTERVAL_MS,
   DEFAULT_VIEWER_PORT,
 } from "../config/defaults.js";
+import { packageFile } from "../package-root.js";
 import {
   BadQuery,
   listRuns,
@@ -49,7 +50,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   "/assets/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
   "/assets/app.css": { file: "app.css", type: "text/css; charset=utf-8" },
 };
-const ASSET_DIR = new URL("./assets/", import.meta.url);
+const assetFile = (file: string) => packageFile("dist", "viewer", "assets", file);
 
 const SECURITY_HEADERS = {
   "content-security-policy":
@@ -98,7 +99,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     }
     const asset = ASSETS[url.pathname];
     if (asset) {
-      let body: Buffer | string = await readFile(new URL(asset.file, ASSET_DIR));
+      let body: Buffer | string = await readFile(assetFile(asset.file));
       // The page names its assets with the token (a hex string), so that they load past the check too.
       if (asset.file === "index.html") body = body.toString("utf8").replaceAll("__TOKEN__", token);
       response.writeHead(200, { ...SECURITY_HEADERS, "content-type": asset.type });

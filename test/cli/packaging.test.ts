@@ -104,6 +104,26 @@ describe("packaging", () => {
       expect(version, name).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
+  it("the library's entry point loads a few bundled files, none of them the CLI's or the testing kit's", () => {
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      const source = readFileSync(file, "utf8");
+      for (const [, spec] of source.matchAll(/^(?:import|export)\s[^;]*?from\s*"(\.[^"]+)"/gms))
+        visit(path.resolve(path.dirname(file), spec!));
+    };
+    visit(path.join(ROOT, "dist/index.js"));
+    expect(loaded.size).toBeLessThan(15);
+    for (const file of loaded) {
+      const source = readFileSync(file, "utf8");
+      // The testing kit (ScriptedModel), the CLI (commander) and the example servers stay out.
+      expect(source, file).not.toMatch(/class ScriptedModel\b|from "commander"|examples\/servers/);
+      // ASCII only: V8 then keeps the source one byte per character.
+      expect(/[^\t\n\r\x20-\x7e]/.test(source), file).toBe(false);
+    }
+  });
+
   it("the orders example starts without better-sqlite3 and says on each call what to install", async () => {
     const root = isolatedDir("switchyard-nosqlite-");
     cpSync(path.join(ROOT, "examples/servers"), path.join(root, "servers"), { recursive: true });

@@ -2,15 +2,15 @@
 // outdoor run, seed 002's heterogeneous pipeline (and its variant with a failing service), seed 001's
 // two servers with clashing tool names. Each runs offline: a plan, or a scripted stand-in for the model
 // where only the agent shows the point, when no model is configured.
-import { fileURLToPath } from "node:url";
 import { defaultAnchor, isSwitchyardError, type ModelProvider, type Switchyard } from "../../index.js";
+import { packageFile } from "../../package-root.js";
 import { loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import { ScriptedModel } from "../../testing/index.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
 import { renderTrace } from "./run.js";
 
-const examples = (file: string) => fileURLToPath(new URL(`../../../examples/${file}`, import.meta.url));
+const examples = (file: string) => packageFile("examples", file);
 
 /** What a scenario needs from the demo command: its connection, a model if one is set, the words. */
 export interface ScenarioRun {

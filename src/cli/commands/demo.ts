@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import {
   closestNames,
   createAgent,
@@ -8,6 +7,7 @@ import {
   resolveModel,
   type Switchyard,
 } from "../../index.js";
+import { packageFile } from "../../package-root.js";
 import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
@@ -18,7 +18,7 @@ import { SEED_SCENARIOS } from "./demo-scenarios.js";
 import { renderTrace } from "./run.js";
 import { renderServers, SERVER_HEADINGS, type ServerHeadings } from "./servers.js";
 
-const examples = (file: string) => fileURLToPath(new URL(`../../../examples/${file}`, import.meta.url));
+const examples = (file: string) => packageFile("examples", file);
 /** The bundled example fleet and the after-sales plan, shipped with the package. */
 export const EXAMPLE_FLEET = examples("fleet.json");
 export const AFTER_SALES_PLAN = examples("after-sales.plan.yaml");

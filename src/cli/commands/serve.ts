@@ -1,5 +1,3 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   ClientRelay,
   createGateway,
@@ -11,9 +9,10 @@ import {
   listenHttp,
 } from "../../gateway/index.js";
 import { openWireTrace, Switchyard } from "../../index.js";
+import { packageFile } from "../../package-root.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
-import { PACKAGE_VERSION } from "../version.js";
+import { PACKAGE, PACKAGE_VERSION } from "../version.js";
 
 /** Flags of `switchyard serve`. */
 export interface ServeFlags {
@@ -156,7 +155,7 @@ function parseMode(mode: string | undefined): GatewayMode {
  * Cursor (`mcpServers`), VS Code (`servers`), with the absolute paths of node, the CLI and the config.
  */
 export function hostConfigs(ctx: CommandContext, flags: ServeFlags, port: number | undefined): string {
-  const cli = path.resolve(fileURLToPath(new URL("../main.js", import.meta.url)));
+  const cli = packageFile(PACKAGE.bin.switchyard);
   const config = ctx.configFile();
   const mode = flags.mode !== undefined ? ["--mode", flags.mode] : [];
   if (port === undefined) {
