@@ -451,12 +451,18 @@ export class ServerConnection {
         return await session.tasks.call(session.client!, tool, args, { ...options, timeoutMs });
       }
       const params = { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) };
+      const onprogress = options.onProgress
+        ? forwardProgress(options.onProgress)
+        : extend
+          ? ignoreProgress
+          : undefined;
       const requestOptions: RequestOptions = {
         timeout: timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
-        // Always ask for progress (a progress token goes with every call): servers that report it
-        // are heard, and with maxTotalTimeoutMs it pushes the deadline back.
-        onprogress: options.onProgress ? forwardProgress(options.onProgress) : ignoreProgress,
+        // Progress is asked for (a progress token goes with the call) when something hears it: the
+        // caller's onProgress or an observer of call_progress events, or maxTotalTimeoutMs, which it
+        // pushes back. Asked for with nobody listening, it costs the server work for nothing.
+        ...(onprogress ? { onprogress } : {}),
         ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
       };
       // The SDK's callTool is needed only to mirror arguments into headers (SEP-2243, 2026-07-28 over

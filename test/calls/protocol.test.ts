@@ -48,7 +48,7 @@ describe("tools that need task augmentation", () => {
 });
 
 describe("progress", () => {
-  it("every call asks for progress; onProgress and call_progress events report it", async () => {
+  it("a call asks for progress when something hears it; onProgress and call_progress events report it", async () => {
     const wire: WireRecord[] = [];
     const events: SwitchyardEvent[] = [];
     const yard = await yardOf(
@@ -68,7 +68,7 @@ describe("progress", () => {
       { progress: 3, total: 3, message: "step 3" },
     ]);
     expect(events.filter((event) => event.type === "call_progress")).toHaveLength(3);
-    // A call without onProgress still carries a progress token.
+    // A call without onProgress still carries a progress token: an observer hears call_progress.
     await yard.callTool("n_echo", { text: "hi" });
     const calls = wire
       .filter((record) => record.direction === "to-server")
@@ -78,6 +78,30 @@ describe("progress", () => {
       .filter((message) => message.method === "tools/call");
     expect(calls).toHaveLength(2);
     for (const call of calls) expect(call.params?._meta?.progressToken).toBeDefined();
+  });
+
+  it("a call nobody would hear the progress of asks for none, unless maxTotalTimeoutMs needs it", async () => {
+    const wire: WireRecord[] = [];
+    const yard = await yardOf(
+      {
+        n: { command: NODE, args: [NEEDY_SERVER] },
+        // With maxTotalTimeoutMs, progress pushes the deadline back: the token goes out for that.
+        m: { command: NODE, args: [NEEDY_SERVER], timeoutMs: 5_000, maxTotalTimeoutMs: 10_000 },
+      },
+      { wireTrace: (record) => wire.push(record) },
+    );
+    expect((await yard.callTool("n_echo", { text: "quiet" })).text).toBe("quiet");
+    expect((await yard.callTool("m_steps", { n: 2 })).text).toBe("2 steps");
+    const tokens = wire
+      .filter((record) => record.direction === "to-server")
+      .map(
+        (record) => record.message as { method?: string; params?: { _meta?: { progressToken?: unknown } } },
+      )
+      .filter((message) => message.method === "tools/call")
+      .map((message) => message.params?._meta?.progressToken);
+    expect(tokens).toHaveLength(2);
+    expect(tokens[0]).toBeUndefined();
+    expect(tokens[1]).toBeDefined();
   });
 });
 

@@ -206,7 +206,7 @@ describe("--trace-wire", () => {
       message: { result: { protocolVersion: "2024-11-05" } },
     });
     const call = old.find((r) => r.message.method === "tools/call")!;
-    // Every call asks for progress (`_meta.progressToken`) besides its name and arguments.
+    // The call goes out with its name and arguments.
     expect(call.message.params).toMatchObject({ name: "echo", arguments: { text: "traced" } });
     expect(
       old.find((r) => r.direction === "from-server" && r.message.id === call.message.id)!.message.result,
