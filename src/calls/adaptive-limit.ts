@@ -8,10 +8,8 @@
  * `tolerance` × the minimum, or the minimum plus `slackMs`, whichever is more (below a few
  * milliseconds the differences are the client's and the pipe's, not the server's) — decides: within
  * it, the limit grows by √limit × min(1, 2 × (1 − ratio)) (if the calls used at least half of it: it settles
- * where latency meets the threshold instead of overshooting); past it two windows in a row, the limit
- * is multiplied by 1 / ratio of the second (at least ½): one stall (a GC pause, a core busy elsewhere)
- * slows every call in flight at once and says nothing of the load, a server past its knee stays slow.
- * A timeout or a server fault is a drop: the limit is multiplied by 0.9 (AIMD).
+ * where latency meets the threshold instead of overshooting); past it, the limit is multiplied by
+ * 1 / ratio (at least ½). A timeout or a server fault is a drop: the limit is multiplied by 0.9 (AIMD).
  * After any change, the calls already in flight no longer count (they saw the old limit's load): one
  * change per round trip, as TCP's congestion window, and one stall or one burst of timeouts decreases
  * the limit once, not once per call. The limit stays within `min` and `max`.
@@ -56,8 +54,6 @@ export class AdaptiveLimit {
   #window: number[] = [];
   /** The most calls in flight any of the window's calls left with. */
   #windowInFlight = 0;
-  /** Whether the last window was past the threshold (a second one in a row shrinks the limit). */
-  #slowWindow = false;
 
   constructor(options: AdaptiveLimitOptions) {
     this.min = options.min;
@@ -95,14 +91,9 @@ export class AdaptiveLimit {
     this.#window = [];
     this.#windowInFlight = 0;
     if (ratio <= 1) {
-      this.#slowWindow = false;
       // Unloaded; and if the calls used the limit, there is room for more: √limit while latency is
       // under half the threshold, less the nearer it gets (so that it settles there, not past it).
       if (used) this.#change(this.#estimate + Math.sqrt(this.#estimate) * Math.min(1, 2 * (1 - ratio)));
-      return;
-    }
-    if (!this.#slowWindow) {
-      this.#slowWindow = true;
       return;
     }
     this.#change(this.#estimate * Math.max(0.5, 1 / ratio));
@@ -119,13 +110,15 @@ export class AdaptiveLimit {
     this.#round += 1;
     this.#window = [];
     this.#windowInFlight = 0;
-    this.#slowWindow = false;
   }
 
   /** The server is a new process: what was learnt of its latency is forgotten, the limit starts over. */
   reset(): void {
     this.#minLatency.clear();
-    this.#change(this.#initial);
+    this.#estimate = this.#initial;
+    this.#round += 1;
+    this.#window = [];
+    this.#windowInFlight = 0;
   }
 }
 

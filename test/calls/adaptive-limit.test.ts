@@ -48,7 +48,7 @@ describe("the adaptive limit", () => {
     const { limit, serve } = limiter({ initial: 32 });
     serve(5, 10);
     const before = limit.limit;
-    serve(40, 40); // two windows of 16 past the threshold
+    serve(20, 40);
     expect(limit.limit).toBeLessThan(before);
     serve(500, 40, "t", 1);
     expect(limit.limit).toBe(1);
@@ -78,21 +78,8 @@ describe("the adaptive limit", () => {
     serve(1, 0.2);
     serve(2_000, 4); // 20 × the minimum, but 3.8 ms above it
     expect(limit.limit).toBe(64);
-    serve(100, 20); // two whole windows of 32 past the threshold
+    serve(50, 20);
     expect(limit.limit).toBeLessThan(64);
-  });
-
-  it("does not shrink for one slow window (a stall slows every call in flight at once), but for two in a row", () => {
-    const { limit, serve } = limiter({ initial: 16 });
-    serve(8, 10);
-    const grown = limit.limit;
-    serve(Math.ceil(grown / 2), 100); // one window, all slow: a pause
-    serve(Math.ceil(grown / 2), 10);
-    expect(limit.limit).toBeGreaterThanOrEqual(grown);
-    const before = limit.limit;
-    serve(2 * Math.ceil(before / 2), 100); // two windows in a row: the server is slow
-    expect(limit.limit).toBeLessThan(before);
-    expect(limit.limit).toBeGreaterThanOrEqual(Math.floor(before / 2));
   });
 
   it("keeps each tool's minimum: a slow tool is not load on a fast one", () => {
