@@ -26,10 +26,8 @@ const entryPoints = [
 ].map((file) => path.join(root, "src", path.relative("dist", file).replace(/\.js$/, ".ts")));
 
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json", "--emitDeclarationOnly"], {
-  cwd: root,
-  stdio: "inherit",
-});
+const tsc = path.join(root, "node_modules/typescript/bin/tsc");
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.json", "--emitDeclarationOnly"], { cwd: root, stdio: "inherit" });
 await build({
   entryPoints,
   outbase: path.join(root, "src"),
