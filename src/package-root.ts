@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,4 +21,20 @@ export function packageFile(...parts: string[]): string {
     root = at;
   }
   return path.join(root, ...parts);
+}
+
+/** The fields of Switchyard's package.json that the code reads. */
+export interface PackageJson {
+  version: string;
+  bin: { switchyard: string };
+  devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+let manifest: PackageJson | undefined;
+
+/** Switchyard's package.json, read once on first use (never at import). */
+export function packageJson(): PackageJson {
+  manifest ??= JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as PackageJson;
+  return manifest;
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import {
   type AuthInfo,
@@ -20,7 +19,7 @@ import {
   DEFAULT_GATEWAY_SESSION_TOUCH_MS,
 } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
-import { packageFile } from "../package-root.js";
+import { packageJson } from "../package-root.js";
 import type { Store } from "../store/store.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
@@ -137,7 +136,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     // Without a relay the Switchyard was not made to forward questions: nothing ever reaches this one.
     relay: options.relay ?? new ClientRelay(),
     ...(mode === "search" ? { search: new ToolSearch(yard) } : {}),
-    info: { name: options.name ?? "switchyard", version: options.version ?? VERSION },
+    info: { name: options.name ?? "switchyard", version: options.version ?? packageJson().version },
   };
   const build = () => buildGatewayServer(parts);
   const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
@@ -397,7 +396,3 @@ async function readJsonBody(request: Request): Promise<{ parsedBody?: unknown; r
     return { request: new Request(request, { body: text }) };
   }
 }
-
-/** The package's version, from its package.json. */
-const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string })
-  .version;
