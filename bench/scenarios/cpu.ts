@@ -4,29 +4,21 @@
 // cost a host pays for each call, whatever the machine's load does to wall-clock times. Clients take
 // turns in blocks, a different one first each round.
 import { describeRevisions, type Row, type ScenarioResult, sampledRow } from "../report.js";
-import { median, rotate, runRounds } from "../stats.js";
-import { rounds, type ScenarioContext } from "./context.js";
-import { type LatencyOptions, warmSessions } from "./latency.js";
+import { median } from "../stats.js";
+import type { ScenarioContext } from "./context.js";
+import { blockRounds, type LatencyOptions, warmSessions } from "./latency.js";
 
 const SDK_IDS = ["sdk-v2", "sdk-v2-auto"];
 
 export async function cpuPerCall(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
-  const { sessions, errors } = await warmSessions(context, options);
-  const samples = new Map<string, number[]>(context.clients.map((client) => [client.id, []]));
+  const warmed = await warmSessions(context, options);
+  const { sessions, errors } = warmed;
   try {
-    const count = await runRounds(rounds(context, options.policy), async (round) => {
-      for (const client of rotate(context.clients, round)) {
-        const session = sessions.get(client.id);
-        if (!session || errors.has(client.id)) continue;
-        try {
-          const started = process.cpuUsage();
-          for (let i = 0; i < options.block; i += 1) await session.echo(0, "ping");
-          const used = process.cpuUsage(started);
-          samples.get(client.id)!.push((used.user + used.system) / options.block);
-        } catch (error) {
-          errors.set(client.id, (error as Error).message);
-        }
-      }
+    const { samples, count } = await blockRounds(context, options, warmed, async (session) => {
+      const started = process.cpuUsage();
+      for (let i = 0; i < options.block; i += 1) await session.echo(0, "ping");
+      const used = process.cpuUsage(started);
+      return [(used.user + used.system) / options.block];
     });
     context.log(`${options.id}: ${count} rounds of ${options.block} calls`);
     const revisionOf = (id: string) => describeRevisions(sessions.get(id)?.revisions() ?? []);

@@ -41,25 +41,44 @@ export async function warmSessions(
   return { sessions, errors };
 }
 
-export async function latency(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
-  const { sessions, errors } = await warmSessions(context, options);
+/**
+ * Rounds of blocks over the warmed sessions: each round every client, a different one first, runs
+ * `block` on its session and adds the numbers it returns to its samples; a client whose block fails
+ * keeps its error and takes no more turns.
+ */
+export async function blockRounds(
+  context: ScenarioContext,
+  options: Pick<LatencyOptions, "policy">,
+  { sessions, errors }: { sessions: Map<string, Session>; errors: Map<string, string> },
+  block: (session: Session) => Promise<number[]>,
+): Promise<{ samples: Map<string, number[]>; count: number }> {
   const samples = new Map<string, number[]>(context.clients.map((client) => [client.id, []]));
-  try {
-    const count = await runRounds(rounds(context, options.policy), async (round) => {
-      for (const client of rotate(context.clients, round)) {
-        const session = sessions.get(client.id);
-        if (!session || errors.has(client.id)) continue;
-        const values = samples.get(client.id)!;
-        try {
-          for (let i = 0; i < options.block; i += 1) {
-            const started = performance.now();
-            await session.echo(0, "ping");
-            values.push(performance.now() - started);
-          }
-        } catch (error) {
-          errors.set(client.id, (error as Error).message);
-        }
+  const count = await runRounds(rounds(context, options.policy), async (round) => {
+    for (const client of rotate(context.clients, round)) {
+      const session = sessions.get(client.id);
+      if (!session || errors.has(client.id)) continue;
+      try {
+        samples.get(client.id)!.push(...(await block(session)));
+      } catch (error) {
+        errors.set(client.id, (error as Error).message);
       }
+    }
+  });
+  return { samples, count };
+}
+
+export async function latency(context: ScenarioContext, options: LatencyOptions): Promise<ScenarioResult> {
+  const warmed = await warmSessions(context, options);
+  const { sessions, errors } = warmed;
+  try {
+    const { samples, count } = await blockRounds(context, options, warmed, async (session) => {
+      const times: number[] = [];
+      for (let i = 0; i < options.block; i += 1) {
+        const started = performance.now();
+        await session.echo(0, "ping");
+        times.push(performance.now() - started);
+      }
+      return times;
     });
     context.log(`${options.id}: ${count} rounds of ${options.block} calls`);
     const rows: Row[] = context.clients.map((client) => {
