@@ -9,7 +9,9 @@
  * - `SERVER_UNAVAILABLE`: the server is not connected, crashed, or is restarting.
  * - `SERVER_ERROR`: the server answered with a JSON-RPC error (see `rpcCode`).
  * - `CIRCUIT_OPEN`: the server's circuit breaker is open; the call failed fast.
- * - `POLICY_DENIED`: a policy refused the call.
+ * - `POLICY_DENIED`: a policy refused the request.
+ * - `REFUSED`: a run's own check refused the call before anything was sent (an agent's guard: the same
+ *   call too many times, a tool it was not offered; a plan's step that could not run).
  * - `QUEUE_FULL`: the server's call queue is full; the call was refused at once.
  * - `RESULT_TOO_LARGE`: the server's answer was over the size limit and was dropped; the connection lives on.
  * - `CLOSED`: the Switchyard was closed.
@@ -39,6 +41,7 @@ export type ErrorCode =
   | "SERVER_ERROR"
   | "CIRCUIT_OPEN"
   | "POLICY_DENIED"
+  | "REFUSED"
   | "QUEUE_FULL"
   | "RESULT_TOO_LARGE"
   | "CLOSED"
@@ -215,42 +218,62 @@ function withoutHtml(message: string, status: number | undefined): string {
   return `${message.slice(0, start).replace(/[:\s]+$/, "")}: ${page}${title ? ` "${title}"` : ""} (an HTML page, not MCP)`;
 }
 
-/** The names closest to `word`, best first, for "did you mean" hints; none when nothing is close. */
+/**
+ * The names closest to `word`, best first, for "did you mean" hints; none when nothing is close. The
+ * one measure of closeness everywhere (tools, prompts, servers, config keys, plan inputs): the better of
+ * shared character pairs (long names, reordered words) and edit distance (short names, typos).
+ */
 export function closestNames(word: string, candidates: Iterable<string>, limit = 3): string[] {
   const wanted = word.toLowerCase();
   const scored = [...new Set(candidates)]
     .map((name) => ({ name, score: similarity(wanted, name.toLowerCase()) }))
     .sort((a, b) => b.score - a.score);
   // Only names about as close as the closest one: a shared prefix alone is not a suggestion.
-  const floor = Math.max(0.5, (scored[0]?.score ?? 0) * 0.8);
+  const floor = Math.max(0.55, (scored[0]?.score ?? 0) * 0.85);
   return scored
     .filter((candidate) => candidate.score >= floor)
     .slice(0, limit)
     .map((candidate) => candidate.name);
 }
 
-/** Dice coefficient over character bigrams: cheap and good enough for typos. */
+/** "did you mean a, b?" for the names closest to `word`, or "" when none is close. */
+export function didYouMean(word: string, candidates: Iterable<string>, limit = 3): string {
+  const near = closestNames(word, candidates, limit);
+  return near.length ? `did you mean ${near.join(", ")}?` : "";
+}
+
+/** How alike two lower-case names are, 0 to 1. */
 function similarity(a: string, b: string): number {
+  if (a === b) return 1;
+  const edits = 1 - editDistance(a, b) / Math.max(a.length, b.length);
+  return Math.max(edits, dice(a, b));
+}
+
+/** Dice coefficient over character bigrams: cheap and good enough for typos. */
+function dice(a: string, b: string): number {
   const grams = (s: string) =>
     new Set(Array.from({ length: Math.max(s.length - 1, 0) }, (_, i) => s.slice(i, i + 2)));
   const left = grams(a);
   const right = grams(b);
-  if (left.size === 0 || right.size === 0) return a === b ? 1 : 0;
+  if (left.size === 0 || right.size === 0) return 0;
   let shared = 0;
   for (const gram of left) if (right.has(gram)) shared += 1;
   return (2 * shared) / (left.size + right.size);
 }
 
-/** Levenshtein distance: insertions, deletions and substitutions of one character. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+/** Edit distance: insertions, deletions, substitutions and swaps of two neighbours ("nmae" → "name") count one. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
+    const row = [i];
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost));
+      let best = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      row.push(best);
     }
-    previous = current;
+    rows.push(row);
   }
-  return previous[b.length]!;
+  return rows[a.length]![b.length]!;
 }

@@ -1,22 +1,27 @@
-import type {
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  GetPromptResult,
-  ReadResourceResult,
-} from "@modelcontextprotocol/client";
-import { type ApprovalHandler, policyStep } from "./calls/approval.js";
+import { optionsObject } from "./calls/check-input.js";
+import { checkIdentity, osIdentity } from "./calls/identity.js";
 import type { ToolResult } from "./calls/normalize.js";
-import { type CallInterceptor, CallPipeline, type CallToolOptions } from "./calls/pipeline.js";
-import {
-  checkIdentity,
-  compilePolicy,
-  osIdentity,
-  type PolicyEngine,
-  type PolicyOptions,
-} from "./calls/policy.js";
-import { ManagedServer, type ServerInfo } from "./calls/server.js";
+import { RequestPipeline } from "./calls/pipeline.js";
+import type { PolicyEngine, PolicyTarget } from "./calls/policy.js";
+import { compilePolicy } from "./calls/policy-rules.js";
+import { AuditWriter } from "./calls/policy-step.js";
+import type {
+  CallToolOptions,
+  CompletionReference,
+  CompletionResult,
+  PromptResult,
+  RequestInput,
+  RequestInterceptor,
+  RequestKind,
+  RequestOptions,
+  RequestOutcome,
+  RequestResults,
+  ResourceContents,
+} from "./calls/request.js";
+import { ResourceListeners, type ResourceUpdate } from "./calls/resource-listeners.js";
+import type { ServerInfo } from "./calls/server.js";
+import { ManagedServer } from "./calls/server.js";
 import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
-import { baseToolName } from "./catalog/naming.js";
 import {
   type ListChange,
   type PromptEntry,
@@ -24,141 +29,41 @@ import {
   type ResourceEntry,
   type ResourceTemplateEntry,
 } from "./catalog/resources.js";
-import { clientAnswers, type ElicitationHandler, type SamplingApproval } from "./client-answers.js";
-import { DEFAULT_CALL_TIMEOUT_MS } from "./config/defaults.js";
+import { clientAnswers } from "./client-answers.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
-import { closestNames, isSwitchyardError, SwitchyardError } from "./errors.js";
-import type { ClientRequests } from "./fleet/client-requests.js";
-import type { ServerState } from "./fleet/connection.js";
+import { SwitchyardError } from "./errors.js";
 import { Fleet } from "./fleet/fleet.js";
 import { matchesUriTemplate } from "./fleet/uri-templates.js";
-import type { ModelProvider } from "./models/model.js";
-import { resolveModel } from "./models/resolve.js";
 import { StoreRecorder } from "./store/recorder.js";
-import type { Store } from "./store/store.js";
-import type { AuditSink, Identity } from "./telemetry/audit.js";
-import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
-import { type Logger, silentLogger } from "./telemetry/logger.js";
 import {
-  Redactor,
-  redactingAuditSink,
-  redactingLogger,
-  redactingObserver,
-  redactingWireSink,
-} from "./telemetry/redact.js";
-import type { WireSink } from "./telemetry/wire-trace.js";
-
-export type { CallToolOptions } from "./calls/pipeline.js";
-
-/** Options for {@link Switchyard.connect} and {@link Switchyard.fromFile}. */
-export interface SwitchyardOptions {
-  /** Structured logger; default: silent. */
-  logger?: Logger;
-  /** Receives every raw JSON-RPC message of every server, both ways. */
-  wireTrace?: WireSink;
-  /** Called as each server finishes connecting (ready or failed), for progress displays. */
-  onServerSettled?: (state: ServerState, settled: number, total: number) => void;
-  /** Abandons connecting; servers not yet connected end up `failed`. */
-  signal?: AbortSignal;
-  /** For a config object: the folder relative paths resolve against; default: the working directory. */
-  baseDir?: string;
-  /** Receives every event: calls, and the runs of agents and plans that use this Switchyard. */
-  observer?: Observer;
-  /** Steps every call goes through (policy, audit, …), in order; more can be added with `use`. */
-  interceptors?: CallInterceptor[];
-  /**
-   * Answers servers that ask the user something (`elicitation/create`, pushed by 2025 servers or
-   * embedded in a 2026-07-28 `input_required` result). Given, the `elicitation` capability is declared
-   * (form mode; URL mode too with `elicitationUrl`); absent, nothing is declared and such tools fail
-   * with `CAPABILITY_MISSING`. Accepted content gets the schema's defaults and is validated against it.
-   */
-  onElicitation?: ElicitationHandler;
-  /** `onElicitation` can send the user to a URL: declare URL mode as well; default false. */
-  elicitationUrl?: boolean;
-  /**
-   * Approves each `sampling/createMessage` request before the model answers it. Sampling is declared
-   * only with this hook and a model (`samplingModel`, else the config's `model` section or environment).
-   */
-  onSampling?: SamplingApproval;
-  /** The model that answers sampling requests; default: the configured model, when there is one. */
-  samplingModel?: ModelProvider;
-  /**
-   * Answers every `sampling/createMessage` request itself, in place of `onSampling` and a model (the
-   * gateway forwards them to its own client). Given, `sampling` is declared.
-   */
-  onSamplingRequest?: SamplingForwarder;
-  /**
-   * Record every run, step and call into this store as it happens (`openStore(config)`), and keep the
-   * audit log there unless `audit` says otherwise. `close()` waits for the last writes; the store stays
-   * open (its owner closes it). Default: nothing is recorded.
-   */
-  store?: Store;
-  /**
-   * Who calls and listings are for when they do not say (`callTool(…, { identity })`, `tools({ identity })`);
-   * default: the config's `identity`, else the OS user with no roles.
-   */
-  identity?: Identity;
-  /**
-   * Policy rules in code, checked before the config's `policy.rules` (and a `decide` hook before both).
-   * With neither this nor a config `policy` section, every call is allowed.
-   */
-  policy?: PolicyOptions;
-  /**
-   * Decides calls whose policy decision is `approve`, within the call's deadline (past it: `TIMEOUT`).
-   * Without it such calls fail with `POLICY_DENIED` (approval required, no one to give it).
-   */
-  onApproval?: ApprovalHandler;
-  /** Receives an audit entry for every policy decision, approval and call let through. */
-  audit?: AuditSink;
-  /** Applied to the arguments before they go to the audit log; default: the redactor's `value`. */
-  redact?: (value: unknown) => unknown;
-  /**
-   * Replaces secrets in every log line, wire record, event (and so run record) and audit entry; default
-   * `Redactor.fromConfig(config)`: the default keys, the config's `redact` section, its secret values
-   * and the environment's, and common token patterns. Results handed to the caller are not redacted.
-   */
-  redactor?: Redactor;
-}
+  identityOf,
+  type SwitchyardOptions,
+  samplingModel,
+  withForwardedSampling,
+  withRedaction,
+} from "./switchyard-options.js";
+import type { Identity } from "./telemetry/audit.js";
+import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
+import { silentLogger } from "./telemetry/logger.js";
+import { type Redactor, redactingObserver } from "./telemetry/redact.js";
 
 /** Options of `readResource` and `subscribeResource`. */
-export interface ResourceOptions {
+export interface ResourceOptions extends RequestOptions {
   /** The server to ask: needed when several servers list the URI. */
   server?: string;
-  /** The request's deadline, queueing included; default: the server's `timeoutMs`. */
-  timeoutMs?: number;
-  signal?: AbortSignal;
 }
 
-/** What `readResource` resolves with: the server's contents (text, or base64 `blob`), and which server. */
-export interface ResourceContents {
-  server: string;
-  uri: string;
-  contents: ReadResourceResult["contents"];
-}
-
-/** What `getPrompt` resolves with: the prompt's messages, and where it came from. */
-export interface PromptResult {
-  name: string;
-  server: string;
-  prompt: string;
-  description?: string;
-  messages: GetPromptResult["messages"];
-}
-
-/** An update of a subscribed resource (`notifications/resources/updated`). */
-export interface ResourceUpdate {
-  server: string;
-  uri: string;
+/** Options of the listings (`tools()`, `resources()`, `resourceTemplates()`, `prompts()`). */
+export interface ListOptions {
+  /** List what this identity may use; default: the Switchyard's identity. */
+  identity?: Identity;
+  /** `false`: everything, whoever may use what (for caches and administration); default true. */
+  policy?: boolean;
 }
 
 /** Options of {@link Switchyard.tools}. */
-export interface ToolsOptions {
-  /** List what this identity may call; default: the Switchyard's identity. */
-  identity?: Identity;
-  /** `false`: the whole catalog, whoever may call what (for caches and administration); default true. */
-  policy?: boolean;
-}
+export type ToolsOptions = ListOptions;
 
 /** A tool as `tools()` lists it. */
 export interface ToolInfo {
@@ -172,7 +77,8 @@ export interface ToolInfo {
 }
 
 /**
- * One agent's view of many MCP servers: a fleet of connections and one catalog of their tools.
+ * One agent's view of many MCP servers: a fleet of connections and one catalog of their tools,
+ * resources and prompts. Every request any of them is asked goes through one pipeline ({@link request}).
  *
  * ```ts
  * await using yard = await Switchyard.fromFile("switchyard.config.json");
@@ -181,24 +87,20 @@ export interface ToolInfo {
  */
 export class Switchyard implements AsyncDisposable {
   readonly config: SwitchyardConfig;
+  /** What every log line, wire record, event, record and audit entry is redacted with (`redactor`). */
+  readonly redactor: Redactor;
+  /** The one engine that decides what every listing shows and every request may do; none: all allowed. */
+  readonly policy: PolicyEngine | undefined;
+  /** Who requests and listings are for when they do not say. */
+  readonly identity: Identity;
   readonly #fleet: Fleet;
   readonly #catalog: Catalog;
   readonly #lists: ResourceCatalog;
-  /** `server\0uri` → the listeners of a subscribed resource, and the subscription's request. */
-  readonly #subscriptions = new Map<
-    string,
-    { listeners: Set<(update: ResourceUpdate) => void>; subscribed: Promise<void> }
-  >();
   readonly #servers: Map<string, ManagedServer>;
   readonly #observers = new Observers();
-  /** What every log line, wire record, event, record and audit entry is redacted with (`redactor`). */
-  readonly redactor: Redactor;
-  readonly #pipeline: CallPipeline;
+  readonly #pipeline: RequestPipeline;
+  readonly #listeners: ResourceListeners;
   #recorder: StoreRecorder | undefined;
-  /** The one engine that decides both what `tools()` lists and what `callTool` admits; none: all allowed. */
-  readonly policy: PolicyEngine | undefined;
-  /** Who calls and listings are for when they do not say. */
-  readonly identity: Identity;
   #closed = false;
 
   private constructor(
@@ -209,50 +111,47 @@ export class Switchyard implements AsyncDisposable {
     options: SwitchyardOptions,
   ) {
     this.config = config;
-    this.redactor = options.redactor ?? Redactor.fromConfig(config);
+    this.redactor = options.redactor!;
     this.#fleet = fleet;
     this.#catalog = catalog;
     this.#lists = lists;
     this.#servers = new Map(
       fleet.connections().map((connection) => [connection.name, new ManagedServer(connection)]),
     );
+    const logger = options.logger ?? silentLogger;
     if (options.observer) this.#observers.add(options.observer);
     if (options.store) {
-      const logger = options.logger ?? silentLogger;
       this.#recorder = new StoreRecorder(options.store, {
         onError: (error) => logger.warn({ err: error }, `store: a record was not written: ${String(error)}`),
       });
       this.#observers.add(this.#recorder);
     }
-    this.#pipeline = new CallPipeline({
-      catalog,
-      server: (name) => this.#servers.get(name),
-      observer: redactingObserver(this.#observers, this.redactor),
-      logger: options.logger ?? silentLogger,
-      isClosed: () => this.#closed,
-      downServerFor: (name) => this.#downServerFor(name),
-      scopeCalls: options.wireTrace !== undefined,
-    });
     this.policy = compilePolicy(config.policy, {
       servers: config.servers,
       ...(options.policy ? { code: options.policy } : {}),
     });
     this.identity = options.identity ?? identityOf(config.identity) ?? osIdentity();
-    if (this.policy || options.audit) {
-      const timeouts = new Map(config.servers.map((server) => [server.name, server.timeoutMs]));
-      this.#pipeline.use(
-        policyStep({
-          policy: this.policy,
-          identity: this.identity,
-          logger: options.logger ?? silentLogger,
-          timeoutFor: (server) => timeouts.get(server) ?? DEFAULT_CALL_TIMEOUT_MS,
-          ...(options.onApproval ? { onApproval: options.onApproval } : {}),
-          ...(options.audit ? { audit: options.audit } : {}),
-          ...(options.redact ? { redact: options.redact } : {}),
-        }),
-      );
-    }
+    this.#pipeline = new RequestPipeline({
+      catalog,
+      lists,
+      serverState: (name) => fleet.get(name)?.state(),
+      serverNames: () => this.#servers.keys(),
+      matchesTemplate: matchesUriTemplate,
+      server: (name) => this.#servers.get(name),
+      observer: redactingObserver(this.#observers, this.redactor),
+      redact: (event) => this.redactor.event(event),
+      logger,
+      policy: this.policy,
+      onApproval: options.onApproval,
+      audit: options.audit
+        ? new AuditWriter(options.audit, { logger, ...(options.redact ? { redact: options.redact } : {}) })
+        : undefined,
+      identity: this.identity,
+      isClosed: () => this.#closed,
+      scopeCalls: options.wireTrace !== undefined,
+    });
     for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
+    this.#listeners = new ResourceListeners((input) => this.request(input));
   }
 
   /**
@@ -287,7 +186,8 @@ export class Switchyard implements AsyncDisposable {
     for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
     const catalog = new Catalog(config.servers, (message) => logger.warn({}, message));
     const lists = new ResourceCatalog(config.servers);
-    let servers: Map<string, ManagedServer> | undefined;
+    let created: Switchyard | undefined;
+    let loaded = false;
     const fleet = new Fleet(config.servers, {
       logger,
       ...(options.wireTrace ? { wire: options.wireTrace } : {}),
@@ -296,7 +196,9 @@ export class Switchyard implements AsyncDisposable {
       onResourcesChanged: (server, resources, templates) =>
         lists.setServerResources(server, resources, templates),
       onPromptsChanged: (server, prompts) => lists.setServerPrompts(server, prompts),
-      onResourceUpdated: (server, uri) => created.#resourceUpdated(server, uri),
+      onResourceUpdated: (server, uri) => {
+        if (created) created.#listeners.updated(server, uri);
+      },
       requests: withForwardedSampling(
         options,
         clientAnswers({
@@ -309,40 +211,37 @@ export class Switchyard implements AsyncDisposable {
         }),
       ),
       onStatus: (server, status, recovered) => {
-        if (!servers) return; // the first connect: the catalog is loaded in one go, in order, after it
-        if (recovered) servers.get(server)?.recovered();
+        if (!loaded) return; // the first connect: the catalog is loaded in one go, in order, after it
+        if (recovered && created) created.#servers.get(server)?.recovered();
         // A lazy server lists its cached catalog until it starts.
         const listed = status === "ready" || status === "restarting" || status === "lazy";
         catalog.setServerListed(server, listed);
         lists.setServerListed(server, listed);
       },
     });
-    const created = new Switchyard(config, fleet, catalog, lists, options);
+    created = new Switchyard(config, fleet, catalog, lists, options);
     try {
       await fleet.connectAll(options.signal);
     } catch (error) {
       await fleet.close();
       throw error;
     }
-    const ready = fleet
+    const up = fleet
       .connections()
-      .filter(
-        (connection) =>
-          connection.status === "ready" || connection.status === "restarting" || connection.status === "lazy",
-      );
-    catalog.load(new Map(ready.map((connection) => [connection.name, connection.tools])));
-    for (const connection of [...ready].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      .filter((connection) => ["ready", "restarting", "lazy"].includes(connection.status));
+    catalog.load(new Map(up.map((connection) => [connection.name, connection.tools])));
+    for (const connection of [...up].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       lists.setServerResources(connection.name, connection.resources, connection.resourceTemplates);
       lists.setServerPrompts(connection.name, connection.prompts);
       lists.setServerListed(connection.name, true);
     }
-    servers = created.#servers;
+    loaded = true;
     return created;
   }
 
   /**
    * Every configured server: status, transport, protocol version, tool count, connect time, restarts,
-   * health, breaker state, and calls in flight and queued.
+   * health, breaker state, and requests in flight and queued.
    */
   servers(): ServerInfo[] {
     return [...this.#servers.values()].map((server) => server.info());
@@ -354,20 +253,57 @@ export class Switchyard implements AsyncDisposable {
    * the arguments is listed).
    */
   tools(options: ToolsOptions = {}): ToolInfo[] {
-    const policy = this.policy;
-    const identity = options.identity ?? this.identity;
-    if (policy && options.identity !== undefined) checkIdentity(options.identity, "tools");
-    const entries = this.#catalog.entries();
-    const listed =
-      policy && options.policy !== false ? entries.filter((entry) => policy.lists(identity, entry)) : entries;
-    return listed.map(({ name, server, tool, description, inputSchema, unsupported }) => ({
-      name,
-      server,
-      tool,
-      description,
-      inputSchema,
-      ...(unsupported !== undefined ? { unsupported } : {}),
+    return this.#listed("tools", this.#catalog.entries(), options, (entry) => entry).map(
+      ({ name, server, tool, description, inputSchema, unsupported }) => ({
+        name,
+        server,
+        tool,
+        description,
+        inputSchema,
+        ...(unsupported !== undefined ? { unsupported } : {}),
+      }),
+    );
+  }
+
+  /** Every resource of every server that can take requests, as (server, uri), that the identity may read. */
+  resources(options: ListOptions = {}): ResourceEntry[] {
+    return this.#listed("resources", this.#lists.resources(), options, (entry) => ({
+      kind: "resource",
+      name: entry.uri,
+      server: entry.server,
+      tool: entry.uri,
     }));
+  }
+
+  /** Every resource template (RFC 6570) of every server that can take requests, that the identity may read from. */
+  resourceTemplates(options: ListOptions = {}): ResourceTemplateEntry[] {
+    return this.#listed("resourceTemplates", this.#lists.resourceTemplates(), options, (entry) => ({
+      kind: "resource",
+      name: entry.uriTemplate,
+      server: entry.server,
+      tool: entry.uriTemplate,
+      template: true,
+    }));
+  }
+
+  /** Every prompt of every server that can take requests, under its catalog name, that the identity may get. */
+  prompts(options: ListOptions = {}): PromptEntry[] {
+    return this.#listed("prompts", this.#lists.prompts(), options, (entry) => ({
+      kind: "prompt",
+      name: entry.name,
+      server: entry.server,
+      tool: entry.prompt,
+    }));
+  }
+
+  /** What a listing shows an identity: what the policy lets it use (everything without a policy). */
+  #listed<T>(what: string, entries: T[], options: ListOptions, target: (entry: T) => PolicyTarget): T[] {
+    const { identity, policy: filtered = true } = optionsObject(options, `${what} options`);
+    if (identity !== undefined) checkIdentity(identity, what);
+    const policy = this.policy;
+    if (!policy || !filtered) return entries;
+    const who = identity ?? this.identity;
+    return entries.filter((entry) => policy.lists(who, target(entry)));
   }
 
   /** Goes up with every change of what `tools()` lists. */
@@ -391,18 +327,32 @@ export class Switchyard implements AsyncDisposable {
     return this.#catalog.onChange(listener);
   }
 
-  /** Receive every event (calls, runs); returns the function that stops it. */
+  /** Goes up with every change of what `resources()`, `resourceTemplates()` or `prompts()` list. */
+  get listsVersion(): number {
+    return this.#lists.version;
+  }
+
+  /**
+   * Be told of every change of the resources (and templates) or prompts: `{ kind: "resources" |
+   * "prompts", version, server, added, removed, changed }` (URIs and templates, or prompt names). The
+   * tools' changes stay with `onCatalogChange`. Returns the function that stops it.
+   */
+  onListChange(listener: (change: ListChange) => void): () => void {
+    return this.#lists.onChange(listener);
+  }
+
+  /** Receive every event (requests, runs); returns the function that stops it. */
   observe(observer: Observer | ((event: SwitchyardEvent) => void)): () => void {
     return this.#observers.add(typeof observer === "function" ? { onEvent: observer } : observer);
   }
 
-  /** Report an event to this Switchyard's observers (agents and plans that run over it do). */
+  /** Report an event of a run to this Switchyard's observers (agents and plans over it do). */
   emit(event: SwitchyardEvent): void {
     if (this.#observers.size > 0) this.#observers.onEvent(this.redactor.event(event));
   }
 
-  /** Add a step to every call (policy, audit, rewriting); returns the function that removes it. */
-  use(interceptor: CallInterceptor): () => void {
+  /** Add a step to every request (audit, rewriting); returns the function that removes it. */
+  use(interceptor: RequestInterceptor): () => void {
     return this.#pipeline.use(interceptor);
   }
 
@@ -422,127 +372,91 @@ export class Switchyard implements AsyncDisposable {
   }
 
   /**
-   * Call a tool by its catalog name, through the call pipeline: arguments checked against the tool's
-   * input schema (after safe coercion such as `"7"` → `7`; nothing is sent when they do not fit), the
-   * interceptors, then the server's guard (circuit breaker, bulkhead, one deadline for the whole call,
-   * retries where they are safe). Resolves with the server's result, `isError: true` included.
+   * Send one request — a tool call, a resource read or subscription, a prompt, a completion — through
+   * the pipeline, and get its outcome: the result and its record, or why not. Never rejects for the
+   * request's own failure. The other request methods are this, with the outcome unwrapped.
+   */
+  request<K extends RequestKind>(
+    input: Extract<RequestInput, { kind: K }>,
+  ): Promise<RequestOutcome<RequestResults[K]>> {
+    return this.#pipeline.run(input);
+  }
+
+  /**
+   * Call a tool by its catalog name: arguments checked against the tool's input schema (after safe
+   * coercion such as `"7"` → `7`; nothing is sent when they do not fit), the policy, the interceptors,
+   * then the server's guard (circuit breaker, bulkhead, one deadline for the whole call, retries where
+   * they are safe). Resolves with the server's result, `isError: true` included.
    * @throws SwitchyardError `TOOL_NOT_FOUND`, `INVALID_ARGUMENTS`, `INVALID_INPUT`, `TIMEOUT`,
    *   `CANCELLED`, `SERVER_UNAVAILABLE`, `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL`,
    *   `RESULT_TOO_LARGE`, `INVALID_RESULT`, `CAPABILITY_MISSING`, `AUTH_REQUIRED`, `POLICY_DENIED` or
    *   `CLOSED`; the message names the server and the tool.
    */
   callTool(name: string, args: unknown = {}, options: CallToolOptions = {}): Promise<ToolResult> {
-    return this.#pipeline.call(name, args, options);
-  }
-
-  /** Every resource of every server that can take requests, as (server, uri), by URI. */
-  resources(): ResourceEntry[] {
-    return this.#lists.resources();
-  }
-
-  /** Every resource template (RFC 6570) of every server that can take requests. */
-  resourceTemplates(): ResourceTemplateEntry[] {
-    return this.#lists.resourceTemplates();
-  }
-
-  /** Every prompt of every server that can take requests, under its catalog name (`<namespace>_<prompt>`). */
-  prompts(): PromptEntry[] {
-    return this.#lists.prompts();
-  }
-
-  /** Goes up with every change of what `resources()`, `resourceTemplates()` or `prompts()` list. */
-  get listsVersion(): number {
-    return this.#lists.version;
-  }
-
-  /**
-   * Be told of every change of the resources (and templates) or prompts: `{ kind: "resources" |
-   * "prompts", version, server, added, removed, changed }` (URIs and templates, or prompt names). The
-   * tools' changes stay with `onCatalogChange`. Returns the function that stops it.
-   */
-  onListChange(listener: (change: ListChange) => void): () => void {
-    return this.#lists.onChange(listener);
+    return this.#unwrap(() => ({
+      ...optionsObject(options, `call options for ${String(name)}`),
+      kind: "tool",
+      name,
+      arguments: args,
+    }));
   }
 
   /**
    * Read a resource by URI: from the server given, else the one server that lists it (or whose
-   * template matches it), through the server's guard (breaker, bulkhead) within one deadline, one
-   * attempt.
+   * template matches it), through the pipeline like a tool call (policy, interceptors, the server's
+   * guard, one deadline, records).
    * @throws SwitchyardError `RESOURCE_NOT_FOUND` (with the closest URIs), `RESOURCE_AMBIGUOUS` (naming
-   *   the servers), `INVALID_INPUT`, `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`,
-   *   `CIRCUIT_OPEN`, `QUEUE_FULL` or `CLOSED`.
+   *   the servers), `POLICY_DENIED`, `INVALID_INPUT`, `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`,
+   *   `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL` or `CLOSED`.
    */
-  async readResource(uri: string, options: ResourceOptions = {}): Promise<ResourceContents> {
-    const managed = this.#resourceServer(uri, options);
-    try {
-      const result = await managed.guard.request(
-        `resources/read ${uri}`,
-        (attempt) => managed.connection.readResource(uri, attempt),
-        requestOptions(options),
-      );
-      return { server: managed.name, uri, contents: result.contents };
-    } catch (error) {
-      // The server's own "no such resource" (-32002, or -32602 as SDK servers say it): a URI it does
-      // not know, like one no server lists.
-      if (
-        isSwitchyardError(error) &&
-        error.rpcCode !== undefined &&
-        RESOURCE_UNKNOWN_RPC.has(error.rpcCode)
-      ) {
-        const { cause: _cause, ...details } = error.details();
-        throw new SwitchyardError(
-          "RESOURCE_NOT_FOUND",
-          `server ${managed.name} has no resource ${uri}: ${error.message.replace(/^.*?\(JSON-RPC -?\d+\): /, "")}`,
-          { ...details, cause: error },
-        );
-      }
-      throw error;
-    }
+  readResource(uri: string, options: ResourceOptions = {}): Promise<ResourceContents> {
+    return this.#unwrap(() => ({ ...optionsObject(options, "resource options"), kind: "resource", uri }));
   }
 
   /**
    * Get a prompt's messages by its catalog name. Arguments are strings (numbers and booleans are
    * turned into strings); a required one that is missing is refused before anything is sent.
-   * @throws SwitchyardError `PROMPT_NOT_FOUND` (with suggestions), `INVALID_ARGUMENTS`, `INVALID_INPUT`,
-   *   `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`, `CIRCUIT_OPEN`, `QUEUE_FULL` or `CLOSED`.
+   * @throws SwitchyardError `PROMPT_NOT_FOUND` (with suggestions), `INVALID_ARGUMENTS`, `POLICY_DENIED`,
+   *   `INVALID_INPUT`, `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`, `CIRCUIT_OPEN`,
+   *   `QUEUE_FULL` or `CLOSED`.
    */
-  async getPrompt(
+  getPrompt(
     name: string,
     args: Record<string, unknown> = {},
-    options: Omit<ResourceOptions, "server"> = {},
+    options: RequestOptions = {},
   ): Promise<PromptResult> {
-    this.#checkOpen();
-    if (typeof name !== "string" || name === "")
-      throw new SwitchyardError("INVALID_INPUT", "getPrompt needs a prompt name (a non-empty string)");
-    const entry = this.#lists.getPrompt(name);
-    if (!entry) {
-      const near = this.#lists.suggestPrompts(name);
-      throw new SwitchyardError(
-        "PROMPT_NOT_FOUND",
-        `no prompt named ${name} in the catalog${near.length ? `; did you mean ${near.join(", ")}?` : ""}`,
-      );
-    }
-    const strings = promptArguments(entry, args);
-    const managed = this.#servers.get(entry.server)!;
-    const result = await managed.guard.request(
-      `prompts/get ${entry.prompt}`,
-      (attempt) => managed.connection.getPrompt(entry.prompt, strings, attempt),
-      requestOptions(options),
-    );
-    return {
-      name: entry.name,
-      server: entry.server,
-      prompt: entry.prompt,
-      ...(result.description !== undefined ? { description: result.description } : {}),
-      messages: result.messages,
-    };
+    return this.#unwrap(() => ({
+      ...optionsObject(options, "prompt options"),
+      kind: "prompt",
+      name,
+      arguments: args,
+    }));
+  }
+
+  /**
+   * Complete an argument (`completion/complete`): of a prompt (`{ type: "ref/prompt", name }`, its
+   * catalog name) or of a resource template (`{ type: "ref/resource", uri }`, its URI template).
+   * @throws SwitchyardError `PROMPT_NOT_FOUND`, `RESOURCE_NOT_FOUND`, `CAPABILITY_MISSING` (the server
+   *   offers no completions), `POLICY_DENIED`, `INVALID_INPUT`, and what any request may fail with.
+   */
+  complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    options: RequestOptions & { context?: { arguments?: Record<string, string> }; server?: string } = {},
+  ): Promise<CompletionResult> {
+    return this.#unwrap(() => ({
+      ...optionsObject(options, "completion options"),
+      kind: "complete",
+      ref,
+      argument,
+    }));
   }
 
   /**
    * Subscribe to a resource's updates (`resources/subscribe`, on servers that offer it): `onUpdated`
-   * is called on each `notifications/resources/updated` for it (read it again to see what changed).
-   * A restart subscribes again. Resolves with the function that ends this subscription (the server
-   * is unsubscribed when its last listener goes).
+   * is called on each `notifications/resources/updated` for it (read it again to see what changed). A
+   * restart subscribes again. Resolves with the function that ends this subscription (the server is
+   * unsubscribed when its last listener goes).
    * @throws SwitchyardError `CAPABILITY_MISSING` (`capability: "resources.subscribe"`) when the server
    *   does not offer subscriptions; else as {@link readResource}.
    */
@@ -553,84 +467,14 @@ export class Switchyard implements AsyncDisposable {
   ): Promise<() => Promise<void>> {
     if (typeof onUpdated !== "function")
       throw new SwitchyardError("INVALID_INPUT", "subscribeResource needs a listener function");
-    const managed = this.#resourceServer(uri, options);
-    const key = `${managed.name}\0${uri}`;
-    let subscription = this.#subscriptions.get(key);
-    if (!subscription) {
-      const subscribed = managed.guard.request(
-        `resources/subscribe ${uri}`,
-        (attempt) => managed.connection.subscribeResource(uri, attempt),
-        requestOptions(options),
-      );
-      subscription = { listeners: new Set(), subscribed };
-      this.#subscriptions.set(key, subscription);
-      subscribed.catch(() => this.#subscriptions.delete(key));
-    }
-    await subscription.subscribed;
-    const listener = (update: ResourceUpdate) => onUpdated(update);
-    subscription.listeners.add(listener);
-    const current = subscription;
-    return async () => {
-      if (!current.listeners.delete(listener) || current.listeners.size > 0) return;
-      if (this.#subscriptions.get(key) === current) this.#subscriptions.delete(key);
-      if (this.#closed) return;
-      await managed.guard.request(
-        `resources/unsubscribe ${uri}`,
-        (attempt) => managed.connection.unsubscribeResource(uri, attempt),
-        requestOptions(options),
-      );
-    };
+    return this.#listeners.subscribe(uri, onUpdated, optionsObject(options, "resource options"));
   }
 
-  #resourceUpdated(server: string, uri: string): void {
-    for (const listener of this.#subscriptions.get(`${server}\0${uri}`)?.listeners ?? []) {
-      try {
-        listener({ server, uri });
-      } catch {
-        // a listener must not throw; one that does does not stop the others
-      }
-    }
-  }
-
-  #checkOpen(): void {
-    if (this.#closed) throw new SwitchyardError("CLOSED", "this Switchyard is closed");
-  }
-
-  /** The server to ask for `uri`: the one given, or the one that lists it (or a template matching it). */
-  #resourceServer(uri: string, options: ResourceOptions): ManagedServer {
-    this.#checkOpen();
-    if (typeof uri !== "string" || uri === "")
-      throw new SwitchyardError("INVALID_INPUT", "a resource URI must be a non-empty string");
-    if (typeof options !== "object" || options === null)
-      throw new SwitchyardError("INVALID_INPUT", "resource options must be an object");
-    const { server } = options;
-    if (server !== undefined && !this.#servers.has(server)) {
-      const near = closestNames(String(server), this.#servers.keys());
-      throw new SwitchyardError(
-        "INVALID_INPUT",
-        `no server named ${String(server)}${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}`,
-      );
-    }
-    const lookup = this.#lists.resolve(uri, server, matchesUriTemplate);
-    if (lookup.found) return this.#servers.get(lookup.server)!;
-    if (server !== undefined) {
-      const state = this.#fleet.get(server)!.state();
-      throw new SwitchyardError(
-        "SERVER_UNAVAILABLE",
-        `server ${server} is ${state.status}${state.error ? `: ${state.error}` : ""}; ${uri} cannot be read`,
-        { server, delivery: "final", serverFault: false },
-      );
-    }
-    if (lookup.servers.length > 1) {
-      throw new SwitchyardError(
-        "RESOURCE_AMBIGUOUS",
-        `resource ${uri} is on servers ${lookup.servers.join(", ")}; say which one (server: "${lookup.servers[0]}", or --server)`,
-      );
-    }
-    throw new SwitchyardError(
-      "RESOURCE_NOT_FOUND",
-      `no server lists resource ${uri} (or a template that matches it)${lookup.suggestions.length ? `; did you mean ${lookup.suggestions.join(", ")}?` : ""}`,
-    );
+  /** A request's result, or its error thrown: what the request methods give their callers. */
+  async #unwrap<T>(input: () => RequestInput): Promise<T> {
+    const outcome = await this.#pipeline.run(input());
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result as T;
   }
 
   /**
@@ -654,102 +498,14 @@ export class Switchyard implements AsyncDisposable {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
-
-  #downServerFor(name: string): { server: string; status: string; error?: string } | undefined {
-    let best: { server: string; prefix: number } | undefined;
-    for (const server of this.config.servers) {
-      if (server.namespace === false || this.#catalog.isListed(server.name)) continue;
-      const prefix = baseToolName(server.namespace, "");
-      if (name.startsWith(prefix) && prefix.length > (best?.prefix ?? 0))
-        best = { server: server.name, prefix: prefix.length };
-    }
-    if (!best) return undefined;
-    const state = this.#fleet.get(best.server)!.state();
-    return {
-      server: best.server,
-      status: state.status,
-      ...(state.error !== undefined ? { error: state.error } : {}),
-    };
-  }
 }
 
+export type { ResourceUpdate } from "./calls/resource-listeners.js";
 export type { ServerInfo } from "./calls/server.js";
 export type { CatalogChange } from "./catalog/catalog.js";
-export type {
-  ListChange,
-  PromptEntry,
-  ResourceEntry,
-  ResourceTemplateEntry,
-} from "./catalog/resources.js";
-export type { ServerState };
-
-/** JSON-RPC codes a server answers `resources/read` with for a URI it does not know. */
-const RESOURCE_UNKNOWN_RPC = new Set([-32002, -32602]);
-
-/** The deadline and signal of a request, as the guard takes them. */
-function requestOptions(options: { timeoutMs?: number; signal?: AbortSignal }): {
-  timeoutMs?: number;
-  signal?: AbortSignal;
-} {
-  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === "number" && options.timeoutMs > 0))
-    throw new SwitchyardError("INVALID_INPUT", "timeoutMs must be a positive number");
-  return {
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-}
-
-/** A prompt's arguments as MCP wants them (strings), checked against what the prompt declares. */
-function promptArguments(entry: PromptEntry, args: unknown): Record<string, string> {
-  if (typeof args !== "object" || args === null || Array.isArray(args))
-    throw new SwitchyardError("INVALID_INPUT", `the arguments of prompt ${entry.name} must be an object`);
-  const strings: Record<string, string> = {};
-  for (const [key, value] of Object.entries(args)) {
-    if (value === undefined || value === null) continue;
-    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
-      strings[key] = String(value);
-    else
-      throw new SwitchyardError(
-        "INVALID_INPUT",
-        `argument ${key} of prompt ${entry.name} must be a string (prompt arguments are strings)`,
-      );
-  }
-  const missing = entry.arguments.filter((arg) => arg.required && strings[arg.name] === undefined);
-  if (missing.length) {
-    throw new SwitchyardError(
-      "INVALID_ARGUMENTS",
-      `prompt ${entry.name} (${entry.prompt} on server ${entry.server}) needs ${missing.map((arg) => arg.name).join(", ")}; it takes ${entry.arguments.map((arg) => `${arg.name}${arg.required ? " (required)" : ""}`).join(", ")}`,
-      { server: entry.server },
-    );
-  }
-  return strings;
-}
-
-/** The config's `identity` section as an identity. */
-function identityOf(section: SwitchyardConfig["identity"]): Identity | undefined {
-  if (!section) return undefined;
-  return {
-    user: section.user,
-    roles: section.roles ?? [],
-    ...(section.attributes ? { attributes: section.attributes } : {}),
-  };
-}
-
-/** The options with the redactor in place: the logger, the wire trace and the audit log redacted. */
-function withRedaction(config: SwitchyardConfig, options: SwitchyardOptions): SwitchyardOptions {
-  const redactor = options.redactor ?? Redactor.fromConfig(config);
-  return {
-    ...options,
-    redactor,
-    redact: options.redact ?? redactor.value,
-    ...(options.logger ? { logger: redactingLogger(options.logger, redactor) } : {}),
-    ...(options.wireTrace ? { wireTrace: redactingWireSink(options.wireTrace, redactor) } : {}),
-    // The audit log: the sink given, else the store (as `store` says).
-    ...(options.audit || options.store
-      ? { audit: redactingAuditSink((options.audit ?? options.store)!, redactor) }
-      : {}),
-  };
-}
+export type { ListChange, PromptEntry, ResourceEntry, ResourceTemplateEntry } from "./catalog/resources.js";
+export type { ServerState } from "./fleet/server-state.js";
+export type { ForwardedSamplingRequest, SamplingForwarder, SwitchyardOptions } from "./switchyard-options.js";
 
 function isResolved(config: unknown): config is SwitchyardConfig {
   return (
@@ -758,32 +514,4 @@ function isResolved(config: unknown): config is SwitchyardConfig {
     Array.isArray((config as SwitchyardConfig).servers) &&
     typeof (config as SwitchyardConfig).baseDir === "string"
   );
-}
-
-/** A sampling request as the gateway forwards it: the server that asks, its params, its signal. */
-export interface ForwardedSamplingRequest {
-  server: string;
-  params: CreateMessageRequestParams;
-  signal: AbortSignal;
-}
-
-/** Answers a sampling request in full (see `onSamplingRequest`). */
-export type SamplingForwarder = (request: ForwardedSamplingRequest) => Promise<CreateMessageResult>;
-
-/** The fleet's answers, with sampling answered by `onSamplingRequest` when it is given. */
-function withForwardedSampling(options: SwitchyardOptions, requests: ClientRequests): ClientRequests {
-  const forward = options.onSamplingRequest;
-  if (!forward) return requests;
-  return { ...requests, sample: (server, params, signal) => forward({ server, params, signal }) };
-}
-
-/** The model for sampling requests: only when sampling is asked for and a model can be had. */
-function samplingModel(config: SwitchyardConfig, options: SwitchyardOptions): { model?: ModelProvider } {
-  if (!options.onSampling) return {};
-  if (options.samplingModel) return { model: options.samplingModel };
-  try {
-    return { model: resolveModel(config.model ? { section: config.model } : {}) };
-  } catch {
-    return {}; // no model configured: sampling is not offered
-  }
 }

@@ -15,9 +15,9 @@ import {
   createAgent,
   OpenAIChatModel,
   Switchyard,
-  toModelParameters,
 } from "../../src/index.js";
 import type { ChatMessage, ModelTool } from "../../src/models/model.js";
+import { toModelParameters } from "../../src/models/tool-schema.js";
 import {
   type ReceivedRequest,
   ScriptedModel,

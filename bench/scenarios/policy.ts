@@ -1,7 +1,7 @@
 // Policy decisions (issue 14): how long the one engine takes to decide a call, and to say whether
 // `tools()` lists a tool, over 1,000 compiled rules — p50 and p99 per decision, the goal p99 ≤ 50 µs.
 // No servers: the engine alone, on a catalog of 500 tools across 50 servers and random identities.
-import { compilePolicy, type Identity, type PolicyRule, type PolicyTool } from "switchyard";
+import { compilePolicy, type Identity, type PolicyRule, type PolicyTarget } from "switchyard";
 import type { ScenarioResult } from "../report.js";
 import { median, percentile } from "../stats.js";
 import type { ScenarioContext } from "./context.js";
@@ -37,7 +37,7 @@ export async function policyDecisions(
   const random = prng(14);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const servers = Array.from({ length: 50 }, (_, i) => `srv${i}`);
-  const tools: PolicyTool[] = servers.flatMap((server) =>
+  const tools: PolicyTarget[] = servers.flatMap((server) =>
     Array.from({ length: 10 }, (_, i) => {
       const tool = `${VERBS[i]}_${pick(NOUNS)}`;
       return {

@@ -1,6 +1,5 @@
-import type { ToolResult } from "../calls/normalize.js";
-import { type JsonSchema, validateArguments } from "../calls/validate.js";
-import type { CatalogEntry } from "../catalog/catalog.js";
+import type { LocalCall } from "../calls/request.js";
+import type { JsonSchema } from "../calls/validate.js";
 import {
   type PageLimits,
   READ_RESULT_TOOL,
@@ -11,7 +10,6 @@ import { messageOf, SwitchyardError } from "../errors.js";
 import type { ModelTool } from "../models/model.js";
 import type { Identity } from "../telemetry/audit.js";
 import type { RunState } from "./guards.js";
-import type { ToolCallOptions, ToolHost } from "./run-call.js";
 
 /** The `server` that records and events of local tools' calls name (no configured server is called). */
 export const LOCAL_TOOL_SERVER = "switchyard";
@@ -67,17 +65,15 @@ export function checkLocalTools(tools: readonly LocalTool[]): void {
 }
 
 /**
- * The host a run's calls go through: a call to a local tool is answered here (arguments checked against
- * its schema, then `run`), any other goes to `host`. A local tool's name hides a catalog tool of the same
+ * A run's local tools: which to offer at a step, and each as the pipeline runs it (its arguments
+ * checked against its schema first, then `run`). A local tool's name hides a catalog tool of the same
  * name (the agent does not offer that one), so every call by that name is the local tool's.
  */
-export class LocalToolHost implements ToolHost {
-  readonly #host: ToolHost;
+export class LocalTools {
   readonly #tools: ReadonlyMap<string, LocalTool>;
   readonly #state: LocalToolState;
 
-  constructor(host: ToolHost, tools: readonly LocalTool[], state: LocalToolState) {
-    this.#host = host;
+  constructor(tools: readonly LocalTool[], state: LocalToolState) {
     this.#tools = new Map(tools.map((local) => [local.tool.name, local]));
     this.#state = state;
   }
@@ -92,38 +88,26 @@ export class LocalToolHost implements ToolHost {
     return [...this.#tools.values()].filter((local) => local.offered(this.#state)).map((local) => local.tool);
   }
 
-  describeTool(name: string): CatalogEntry | undefined {
+  /** A local tool as the pipeline calls it; undefined for any other name. */
+  readonly call = (name: string): LocalCall | undefined => {
     const local = this.#tools.get(name);
-    if (!local) return this.#host.describeTool(name);
+    if (!local) return undefined;
     return {
-      name,
       server: LOCAL_TOOL_SERVER,
-      tool: name,
       description: local.tool.description,
-      inputSchema: local.tool.parameters as CatalogEntry["inputSchema"],
+      inputSchema: local.tool.parameters as JsonSchema,
+      run: async (args) => {
+        try {
+          const text = await local.run(args, this.#state);
+          return { isError: false, content: [{ type: "text", text }], text };
+        } catch (error) {
+          if (error instanceof SwitchyardError && error.code === "INVALID_ARGUMENTS") throw error;
+          const text = messageOf(error);
+          return { isError: true, content: [{ type: "text", text }], text };
+        }
+      },
     };
-  }
-
-  async callTool(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult> {
-    const local = this.#tools.get(name);
-    if (!local) return this.#host.callTool(name, args, options);
-    const checked = validateArguments(local.tool.parameters as JsonSchema, args);
-    if (!checked.ok) {
-      throw new SwitchyardError(
-        "INVALID_ARGUMENTS",
-        `${name}: ${checked.problems.join("; ")} (its parameters: ${JSON.stringify(local.tool.parameters)})`,
-        { server: LOCAL_TOOL_SERVER, tool: name },
-      );
-    }
-    try {
-      const text = await local.run(checked.value, this.#state);
-      return { isError: false, content: [{ type: "text", text }], text };
-    } catch (error) {
-      if (error instanceof SwitchyardError && error.code === "INVALID_ARGUMENTS") throw error;
-      const text = messageOf(error);
-      return { isError: true, content: [{ type: "text", text }], text };
-    }
-  }
+  };
 }
 
 /**

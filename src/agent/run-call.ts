@@ -1,31 +1,19 @@
 import type { ToolResult } from "../calls/normalize.js";
+import type { LocalCall, RequestInput, RequestOutcome } from "../calls/request.js";
 import type { CatalogEntry } from "../catalog/catalog.js";
-import { DEFAULT_RECORDED_ERROR_CHARS } from "../config/defaults.js";
 import { type AnchorFormat, type CallOutcome, shapeToolResult } from "../context/shape-result.js";
 import type { TokenCounter } from "../context/tokens.js";
-import { isSwitchyardError, messageOf } from "../errors.js";
+import type { SwitchyardError } from "../errors.js";
 import type { ToolCall } from "../models/model.js";
 import type { Identity } from "../telemetry/audit.js";
-import { type CallRecord, elapsedMs, type RecordedError } from "./events.js";
+import type { CallRecord, SwitchyardEvent } from "./events.js";
 import { type CallGuard, callKey, type RunState } from "./guards.js";
 
-/** What a run tells the host about a call: which run, which call, which step. */
-export interface ToolCallOptions {
-  signal?: AbortSignal;
-  /** The run the call belongs to; the host's call events carry it. */
-  runId?: string;
-  /** The call's id (the model's `tool_call_id`); the host's call events carry it. */
-  callId?: string;
-  /** The model turn that asked for the call. */
-  step?: number;
-  /** Who the run is for: the host's policy decides the call for this identity. */
-  identity?: Identity;
-}
-
-/** What the agent needs of a Switchyard: look tools up and call them. */
+/** What the agent needs of a Switchyard to call tools: look them up, and send requests through its pipeline. */
 export interface ToolHost {
   describeTool(name: string): CatalogEntry | undefined;
-  callTool(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult>;
+  /** One request through the host's pipeline (a Switchyard's `request`): its outcome, never a rejection. */
+  request(input: RequestInput): Promise<RequestOutcome>;
 }
 
 export interface RunCallOptions {
@@ -38,6 +26,10 @@ export interface RunCallOptions {
   runId?: string;
   /** Who the run is for, passed on to the host. */
   identity?: Identity;
+  /** The run's own listener: the pipeline reports the call's events to it too. */
+  onEvent?: (event: SwitchyardEvent) => void;
+  /** Tools the run answers itself. */
+  local?: (name: string) => LocalCall | undefined;
   anchor?: AnchorFormat | false;
   /** Tokens one tool message may take (the budget split's `result`); default `DEFAULT_RESULT_BUDGET_TOKENS`. */
   budgetTokens?: number;
@@ -63,12 +55,11 @@ export interface ShapingReport {
 /** One tool call's outcome: the tool message for the model and the record for the run. */
 export interface CallOutcomeReport {
   content: string;
+  /** The call's record, as the pipeline made it (without the result's text, which `result` has). */
   record: CallRecord;
   shaping: ShapingReport;
   /** The tool's whole result, when the call reached the tool: what `content` shows within the budget. */
   result?: ToolResult;
-  /** True when the call went to the host's `callTool` (whose pipeline reported it to the host's observers). */
-  sent: boolean;
   /** The (tool, arguments) key when the call reached the server. */
   sentKey?: string;
   /** A server found down by this call. */
@@ -78,32 +69,40 @@ export interface CallOutcomeReport {
 }
 
 /**
- * Run one tool call the model asked for and describe the outcome so the model can act on it: arguments
- * that are not JSON or do not fit the schema are never sent (the model gets the problems and the
- * schema); a tool error goes back as an error; a server that is down is reported so, once; a tool that
- * broke its own output schema is reported as a fault of the tool, not of the arguments.
+ * Run one tool call the model asked for through the host's pipeline — the run's guards, the local
+ * tools and the model's JSON go with it, so that every call is decided and recorded in one place — and
+ * describe the outcome so the model can act on it: arguments that are not JSON or do not fit the schema
+ * are never sent (the model gets the problems and the schema); a tool error goes back as an error; a
+ * server that is down is reported so, once; a tool that broke its own output schema is reported as a
+ * fault of the tool, not of the arguments.
  */
 export async function runToolCall(call: ToolCall, options: RunCallOptions): Promise<CallOutcomeReport> {
-  const started = performance.now();
-  const entry = options.host.describeTool(call.name);
-  const finish = (
-    outcome: CallOutcome,
-    text: string,
-    error?: RecordedError,
-    result?: ToolResult,
-  ): Omit<CallOutcomeReport, "sent"> => {
-    const record: CallRecord = {
-      id: call.id,
-      ...(options.runId !== undefined ? { runId: options.runId } : {}),
-      name: call.name,
-      ...(entry ? { server: entry.server, tool: entry.tool } : {}),
-      ok: outcome === "ok",
-      ms: elapsedMs(started),
-      ...(error ? { error } : {}),
-    };
+  let key: string | undefined;
+  const outcome = await options.host.request({
+    kind: "tool",
+    name: call.name,
+    argumentsText: call.arguments,
+    callId: call.id,
+    step: options.state.step,
+    ...(options.runId !== undefined ? { runId: options.runId } : {}),
+    ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.local ? { local: options.local } : {}),
+    check: ({ name, server, args }) => {
+      key = callKey(name, args);
+      for (const guard of options.guards) {
+        const refusal = guard({ name, server, key, offered: options.offered }, options.state);
+        if (refusal) return { code: "REFUSED", message: refusal };
+      }
+      return undefined;
+    },
+  });
+  const { result: _text, ...record } = outcome.record;
+  const report = (shaped: CallOutcome, text: string, result?: ToolResult) => {
     const { text: content, ...shaping } = shapeToolResult({
       tool: call.name,
-      outcome,
+      outcome: shaped,
       text,
       ...(result ? { content: result.content } : {}),
       ...(result?.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
@@ -115,107 +114,88 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
     });
     return { content, record, shaping, ...(result ? { result } : {}) };
   };
-  const refuse = (outcome: CallOutcome, text: string, code: string): CallOutcomeReport => ({
-    ...finish(outcome, text, { code, message: text }),
-    sent: false,
-  });
+  if (outcome.ok) {
+    const result = outcome.result as ToolResult;
+    return {
+      ...report(result.isError ? "error" : "ok", result.text, result),
+      ...(key ? { sentKey: key } : {}),
+    };
+  }
+  return explain(call, outcome.error, record, { report, key, offered: options.offered });
+}
 
-  if (!entry) {
-    const offered = options.offered.length ? ` Available tools: ${options.offered.join(", ")}.` : "";
-    return refuse("failed", `There is no tool named ${call.name}.${offered}`, "TOOL_NOT_FOUND");
-  }
-  let args: unknown;
-  try {
-    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-  } catch (error) {
-    return refuse(
-      "invalid_arguments",
-      `The arguments are not valid JSON (${messageOf(error)}). Send a JSON object matching this schema: ${JSON.stringify(entry.inputSchema)}`,
-      "INVALID_ARGUMENTS",
-    );
-  }
-  const key = callKey(call.name, args);
-  for (const guard of options.guards) {
-    const refusal = guard(
-      { name: call.name, server: entry.server, key, offered: options.offered },
-      options.state,
-    );
-    if (refusal) return refuse("refused", refusal, "REFUSED");
-  }
-  try {
-    const result = await options.host.callTool(call.name, args, {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.runId !== undefined ? { runId: options.runId } : {}),
-      callId: call.id,
-      step: options.state.step,
-      ...(options.identity ? { identity: options.identity } : {}),
-    });
-    const report = result.isError
-      ? finish(
-          "error",
-          result.text,
-          { code: "TOOL_ERROR", message: result.text.slice(0, DEFAULT_RECORDED_ERROR_CHARS) },
-          result,
-        )
-      : finish("ok", result.text, undefined, result);
-    return { ...report, sent: true, sentKey: key };
-  } catch (error) {
-    if (!isSwitchyardError(error)) throw error;
-    const code = error.code;
-    const recorded = { code, message: error.message };
-    const sent = (outcome: CallOutcome, text: string): CallOutcomeReport => ({
-      ...finish(outcome, text, recorded),
-      sent: true,
-    });
-    switch (code) {
-      case "CANCELLED":
-        // The run is being cancelled: the tool message keeps the history valid to continue from.
-        return sent(
-          "failed",
-          `not finished: the run was cancelled while ${call.name} ran (${error.message}).`,
-        );
-      case "INVALID_ARGUMENTS":
-        return sent("invalid_arguments", `${error.message}. Fix the arguments and call again.`);
-      case "INVALID_RESULT":
-        return {
-          ...sent(
-            "error",
-            `${call.name} misbehaved: its answer did not match the output schema it declares (${error.message}). ` +
-              "This is a fault of the tool, not of your arguments: do not call it again with other arguments; " +
-              "use another tool or answer with what you have.",
-          ),
-          sentKey: key,
-        };
-      case "CAPABILITY_MISSING": {
-        const capability = error.capability ? `"${error.capability}"` : "a capability";
-        return {
-          ...sent(
-            "failed",
-            `${call.name} needs ${capability}, which this client cannot provide (${error.message}). ` +
-              `Do not call ${call.name} again in this run; use another tool or answer with what you have.`,
-          ),
-          unusableTool: call.name,
-        };
-      }
-      case "SERVER_UNAVAILABLE":
-      case "CIRCUIT_OPEN":
-      case "AUTH_REQUIRED":
-        return {
-          ...sent(
-            "unavailable",
-            `${call.name} is unavailable: ${error.message}.${code === "AUTH_REQUIRED" ? " The server refused this client: it needs authorization that this run does not have." : ""} Do not call tools of server ${entry.server} again in this run.`,
-          ),
-          downServer: entry.server,
-        };
-      case "POLICY_DENIED":
-        return sent(
-          "refused",
-          `${call.name} was refused: ${error.message}. This run may not make this call: do not call it again with the same arguments; use another tool or answer with what you have.`,
-        );
-      case "TIMEOUT":
-        return { ...sent("timeout", error.message), sentKey: key };
-      default:
-        return { ...sent("failed", error.message), sentKey: key };
+/** A failed call as the model is told of it, and what the run learns from it. */
+function explain(
+  call: ToolCall,
+  error: SwitchyardError,
+  record: CallRecord,
+  on: {
+    report: (
+      outcome: CallOutcome,
+      text: string,
+    ) => Omit<CallOutcomeReport, "sentKey" | "downServer" | "unusableTool">;
+    key: string | undefined;
+    offered: readonly string[];
+  },
+): CallOutcomeReport {
+  const { report, key } = on;
+  const sent = key ? { sentKey: key } : {};
+  switch (error.code) {
+    case "TOOL_NOT_FOUND": {
+      const offered = on.offered.length ? ` Available tools: ${on.offered.join(", ")}.` : "";
+      return report("failed", `There is no tool named ${call.name}.${offered}`);
     }
+    case "REFUSED":
+      return report("refused", record.error?.message ?? error.message);
+    case "CANCELLED":
+      // The run is being cancelled: the tool message keeps the history valid to continue from.
+      return report(
+        "failed",
+        `not finished: the run was cancelled while ${call.name} ran (${error.message}).`,
+      );
+    case "INVALID_ARGUMENTS":
+      return report("invalid_arguments", `${error.message}. Fix the arguments and call again.`);
+    case "INVALID_RESULT":
+      return {
+        ...report(
+          "error",
+          `${call.name} misbehaved: its answer did not match the output schema it declares (${error.message}). ` +
+            "This is a fault of the tool, not of your arguments: do not call it again with other arguments; " +
+            "use another tool or answer with what you have.",
+        ),
+        ...sent,
+      };
+    case "CAPABILITY_MISSING": {
+      const capability = error.capability ? `"${error.capability}"` : "a capability";
+      return {
+        ...report(
+          "failed",
+          `${call.name} needs ${capability}, which this client cannot provide (${error.message}). ` +
+            `Do not call ${call.name} again in this run; use another tool or answer with what you have.`,
+        ),
+        unusableTool: call.name,
+      };
+    }
+    case "SERVER_UNAVAILABLE":
+    case "CIRCUIT_OPEN":
+    case "AUTH_REQUIRED": {
+      const server = error.server ?? record.server;
+      return {
+        ...report(
+          "unavailable",
+          `${call.name} is unavailable: ${error.message}.${error.code === "AUTH_REQUIRED" ? " The server refused this client: it needs authorization that this run does not have." : ""} Do not call tools of server ${server} again in this run.`,
+        ),
+        ...(server !== undefined ? { downServer: server } : {}),
+      };
+    }
+    case "POLICY_DENIED":
+      return report(
+        "refused",
+        `${call.name} was refused: ${error.message}. This run may not make this call: do not call it again with the same arguments; use another tool or answer with what you have.`,
+      );
+    case "TIMEOUT":
+      return { ...report("timeout", error.message), ...sent };
+    default:
+      return { ...report("failed", error.message), ...sent };
   }
 }

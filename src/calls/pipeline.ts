@@ -1,114 +1,79 @@
-import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
+import { Deadline } from "../abort.js";
+import { DEFAULT_CALL_TIMEOUT_MS } from "../config/defaults.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import type { ServerRequest } from "../fleet/requests.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callScope } from "../telemetry/call-scope.js";
+import { type CallRecord, newId } from "../telemetry/events.js";
+import { inSpan } from "../telemetry/tracer.js";
+import type { ApprovalHandler } from "./approval.js";
+import { describeTarget, refusalFields } from "./approval.js";
+import { checkToolArguments, completionArgument, parseArgumentsText, promptArguments } from "./arguments.js";
+import { checkRequestInput, labelOf } from "./check-input.js";
+import type { PolicyEngine } from "./policy.js";
+import { type AuditWriter, admit } from "./policy-step.js";
+import { type RecorderParts, RequestRecord } from "./recorder.js";
 import {
-  type CallRecord,
-  elapsedMs,
-  newId,
-  type Observer,
-  type RecordedError,
-  recordedError,
-} from "../telemetry/events.js";
-import type { Logger } from "../telemetry/logger.js";
-import { endSpan, failSpan, inSpan, SpanKind, startSpan } from "../telemetry/tracer.js";
-import { normalizeResult, type ToolResult } from "./normalize.js";
-import { checkIdentity } from "./policy.js";
+  REQUEST_METHODS,
+  type RequestContext,
+  type RequestInput,
+  type RequestInterceptor,
+  type RequestKind,
+  type RequestOutcome,
+  type RequestResult,
+  type RequestResults,
+} from "./request.js";
+import { type Resolved, type ResolveParts, resolveRequest } from "./resolve.js";
+import {
+  completionResult,
+  promptResult,
+  readFailure,
+  resourceResult,
+  resultText,
+  toolResult,
+} from "./results.js";
+import { isRepeatable } from "./retry.js";
 import type { ManagedServer } from "./server.js";
-import { describeParameters, outputProblems, validateArguments } from "./validate.js";
-
-/** Options for one call. */
-export interface CallToolOptions {
-  /** Deadline for this call; default: the server's `timeoutMs` (60 s). */
-  timeoutMs?: number;
-  /** Cancels the call: the server is sent `notifications/cancelled`, the call rejects with `CANCELLED`. */
-  signal?: AbortSignal;
-  /** The run this call belongs to (an agent or plan run), for records, events, logs and wire records. */
-  runId?: string;
-  /** The call's id (the model's `tool_call_id`, a plan step's id); default: a new one. */
-  callId?: string;
-  /** The agent step that asked for the call. */
-  step?: number;
-  /** Each progress notification the server sends for this call (a progress token goes with every call). */
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-  /** Who the call is for, as the policy sees it; default: the Switchyard's identity. */
-  identity?: Identity;
-}
-
-/** One call on its way through the pipeline, as interceptors see it. */
-export interface CallContext {
-  readonly id: string;
-  readonly runId?: string;
-  readonly step?: number;
-  /** The catalog name called. */
-  readonly name: string;
-  /** The server's config key and the tool's own name there. */
-  readonly server: string;
-  readonly tool: string;
-  readonly entry: CatalogEntry;
-  /** The arguments as they will be sent: validated and coerced; an interceptor may replace them. */
-  args: Record<string, unknown>;
-  readonly options: Readonly<CallToolOptions>;
-  /**
-   * When the call must end (`performance.now()` time), if an interceptor spent some of its deadline
-   * (waiting for an approval): the server is given what is left of it.
-   */
-  deadline?: number;
-}
-
-/**
- * A step of every call, plugged into the pipeline (policy, audit, tracing, the gateway, user code).
- * Interceptors run in the order they were added: `before` after the arguments are validated and before
- * anything is sent, `after` on the normalized result, `onError` when the call fails at any stage after
- * it was resolved.
- */
-export interface CallInterceptor {
-  /**
-   * Look at a call before it is sent. Throw to refuse it: a `SwitchyardError` goes to the caller as it
-   * is, anything else as `POLICY_DENIED` with its message. Return an object to send those arguments
-   * instead (they are checked against the schema again).
-   */
-  before?(
-    call: CallContext,
-  ): undefined | Record<string, unknown> | Promise<undefined | Record<string, unknown>>;
-  /** Look at a result; return a result to hand back instead. */
-  after?(call: CallContext, result: ToolResult): undefined | ToolResult | Promise<undefined | ToolResult>;
-  /** The call failed. For observing: the error goes on to the caller as it is. */
-  onError?(call: CallContext, error: SwitchyardError): void;
-}
+import type { JsonSchema } from "./validate.js";
 
 /** What the pipeline works with. */
-export interface PipelineParts {
-  catalog: Catalog;
+export interface PipelineParts extends ResolveParts, Omit<RecorderParts, "audit"> {
   server(name: string): ManagedServer | undefined;
-  observer: Observer & { readonly size: number };
-  /**
-   * The server a name not in the catalog would belong to, when that server is down (it failed to
-   * connect, so its tools were never listed): the name is its namespace's.
-   */
-  downServerFor(name: string): { server: string; status: string; error?: string } | undefined;
-  logger: Logger;
+  /** The one engine that decides listings and requests; none: everything is allowed. */
+  policy: PolicyEngine | undefined;
+  onApproval?: ApprovalHandler | undefined;
+  audit?: AuditWriter | undefined;
+  /** Who a request is for when it does not say. */
+  identity: Identity;
   isClosed(): boolean;
-  /** Enter a call scope around each call (for wire records that name their call). */
+  /** Enter a call scope around each request (for wire records that name their call). */
   scopeCalls: boolean;
 }
 
 /**
- * THE call pipeline, the one way a tool is called — by `Switchyard.callTool`, the agent, plans, the
- * gateway and adapters alike: resolve → validate → interceptors (policy) → the server's guard (breaker,
- * bulkhead, one deadline, safe retries) → one attempt at a time on the connection → normalize →
- * interceptors → record (events, logs).
+ * THE request pipeline, the one way a server is asked anything — by the Switchyard's methods, the
+ * agent, plans, the gateway and adapters alike, for every kind of request: resolve → the run's checks
+ * → validate → policy (approval) → interceptors → the server's guard (breaker, bulkhead, one deadline,
+ * safe retries) → one attempt at a time on the connection → normalize → interceptors → record. It is the
+ * only place that records and emits; callers get an outcome.
  */
-export class CallPipeline {
+export class RequestPipeline {
   readonly #parts: PipelineParts;
-  readonly #interceptors: CallInterceptor[] = [];
+  readonly #interceptors: RequestInterceptor[] = [];
+  readonly #recorder: RecorderParts;
 
   constructor(parts: PipelineParts) {
     this.#parts = parts;
+    this.#recorder = {
+      observer: parts.observer,
+      redact: parts.redact,
+      logger: parts.logger,
+      audit: parts.audit,
+    };
   }
 
   /** Add an interceptor at the end of the chain; returns the function that removes it. */
-  use(interceptor: CallInterceptor): () => void {
+  use(interceptor: RequestInterceptor): () => void {
     this.#interceptors.push(interceptor);
     return () => {
       const index = this.#interceptors.indexOf(interceptor);
@@ -116,331 +81,297 @@ export class CallPipeline {
     };
   }
 
-  /**
-   * Call a tool by its catalog name.
-   * @throws SwitchyardError with a code saying what failed, the server and the tool.
-   */
-  async call(name: unknown, args: unknown, options: CallToolOptions = {}): Promise<ToolResult> {
-    checkInput(name, options);
-    const { catalog, observer, logger } = this.#parts;
-    if (this.#parts.isClosed()) {
-      throw new SwitchyardError("CLOSED", `cannot call ${name}: this Switchyard is closed`, { tool: name });
-    }
-    const id = options.callId ?? newId("call");
-    const entry = catalog.get(name);
-    // Records cost nothing when nobody reads them: no observer, and debug logs off.
-    const observed = observer.size > 0;
-    const recording = observed || logger.isLevelEnabled?.("debug") !== false;
-    const started = recording ? performance.now() : 0;
-    if (observed) {
-      observer.onEvent({
-        type: "call_started",
-        id,
-        name,
-        arguments: safeJson(args),
-        ...(options.runId !== undefined ? { runId: options.runId } : {}),
-        ...(options.step !== undefined ? { step: options.step } : {}),
-        ...(entry ? { server: entry.server, tool: entry.tool } : {}),
-      });
-    }
-    const finish = recording
-      ? (error: RecordedError | undefined, result?: ToolResult) =>
-          this.#record({ id, name, entry, options, started, observed }, error, result)
-      : undefined;
-
-    if (!entry) {
-      const failure = this.#unavailable(name) ?? this.#notFound(name);
-      finish?.(recordedError(failure));
-      throw failure;
-    }
-    const call: CallContext = {
+  /** Run one request to its outcome. Never rejects for the request's own failure: the outcome says it. */
+  async run<K extends RequestKind>(
+    input: Extract<RequestInput, { kind: K }>,
+  ): Promise<RequestOutcome<RequestResults[K]>> {
+    const invalid = checkRequestInput(input as RequestInput) ?? this.#closed(input as RequestInput);
+    if (invalid) return { ok: false, error: invalid, record: unrecorded(input, invalid) };
+    const kind = input.kind as RequestKind;
+    const id = input.callId ?? newId("call");
+    const record = new RequestRecord(this.#recorder, {
       id,
-      name,
-      server: entry.server,
-      tool: entry.tool,
-      entry,
-      args: {},
-      options,
-      ...(options.runId !== undefined ? { runId: options.runId } : {}),
-      ...(options.step !== undefined ? { step: options.step } : {}),
-    };
-    // The call's span (GenAI `execute_tool`): the server requests of its attempts are its children.
-    const span = startSpan(`execute_tool ${name}`, {
-      kind: SpanKind.INTERNAL,
-      attributes: () => callSpanAttributes(call),
+      name: labelOf(input),
+      method: kind === "tool" ? undefined : REQUEST_METHODS[kind],
+      options: input,
+      arguments: () => safeJson(argumentsOf(input)),
     });
+    let resolved: Resolved;
     try {
-      // Cancelled before it began: nothing is sent (the SDK would throw a bare AbortError).
-      if (options.signal?.aborted) {
-        throw new SwitchyardError("CANCELLED", `call to ${name} was cancelled before it started`, {
-          server: entry.server,
-          tool: entry.tool,
-          cause: options.signal.reason,
-          delivery: "not_sent",
-          serverFault: false,
-        });
-      }
-      const run = () => inSpan(span, () => this.#run(call, args));
+      resolved = resolveRequest(input, this.#parts);
+    } catch (error) {
+      record.started(undefined);
+      return this.#failed(record, undefined, error);
+    }
+    record.started({ server: resolved.server, tool: resolved.tool });
+    const context = this.#context(input, id, resolved);
+    const span = record.trace(context);
+    const work = () =>
+      span
+        ? inSpan(span, () => this.#stages(input, resolved, context, record))
+        : this.#stages(input, resolved, context, record);
+    try {
       const result = this.#parts.scopeCalls
         ? await callScope.run(
-            { callId: id, ...(options.runId !== undefined ? { runId: options.runId } : {}) },
-            run,
+            { callId: id, ...(input.runId !== undefined ? { runId: input.runId } : {}) },
+            work,
           )
-        : await run();
-      if (result.isError) failSpan(span, "the tool answered with an error", "tool_error");
-      span.end();
-      finish?.(
-        result.isError ? { code: "TOOL_ERROR", message: result.text.slice(0, 500) } : undefined,
-        result,
-      );
-      return result;
+        : await work();
+      const text = resultText(result);
+      const toolError = kind === "tool" && (result as RequestResults["tool"]).isError;
+      const finished = record.finished({ ...(text !== undefined ? { text } : {}), toolError });
+      return { ok: true, result: result as RequestResults[K], record: finished };
     } catch (error) {
-      endSpan(span, error);
-      const failure = isSwitchyardError(error)
-        ? error
-        : new SwitchyardError(
-            "SERVER_ERROR",
-            `call to ${entry.tool} on server ${entry.server} failed: ${messageOf(error)}`,
-            {
-              server: entry.server,
-              tool: entry.tool,
-              cause: error,
-            },
-          );
-      for (const interceptor of this.#interceptors) interceptor.onError?.(call, failure);
-      finish?.(recordedError(failure));
-      throw failure;
+      return this.#failed(record, context, error);
+    } finally {
+      context.deadline.dispose(); // a timer an approval's wait or the guard made for it
     }
   }
 
-  /** The call's record: a debug log line, and `call_finished` for the observers. */
-  #record(
-    call: {
-      id: string;
-      name: string;
-      entry: CatalogEntry | undefined;
-      options: CallToolOptions;
-      started: number;
-      observed: boolean;
-    },
-    error: RecordedError | undefined,
-    result?: ToolResult,
-  ): void {
-    const { id, name, entry, options } = call;
-    const record: CallRecord = {
-      id,
-      name,
-      ok: error === undefined,
-      ms: elapsedMs(call.started),
-      ...(options.runId !== undefined ? { runId: options.runId } : {}),
-      ...(entry ? { server: entry.server, tool: entry.tool } : {}),
-      ...(error ? { error } : {}),
-      ...(result ? { result: result.text } : {}),
-    };
-    this.#parts.logger.debug(
-      {
-        runId: options.runId,
-        callId: id,
-        server: entry?.server,
-        tool: entry?.tool,
-        ms: record.ms,
-        error: error?.code,
-      },
-      error ? "call failed" : "call finished",
-    );
-    if (call.observed) {
-      this.#parts.observer.onEvent({
-        type: "call_finished",
-        ...record,
-        ...(options.step !== undefined ? { step: options.step } : {}),
+  #failed<T>(record: RequestRecord, context: RequestContext | undefined, error: unknown): RequestOutcome<T> {
+    const failure = this.#asSwitchyardError(context, error);
+    if (context) for (const interceptor of this.#interceptors) interceptor.onError?.(context, failure);
+    const refusal = (error as { refusal?: CallRecord["error"] }).refusal;
+    return { ok: false, error: failure, record: record.finished({ error: refusal ?? failure }) };
+  }
+
+  /** Every stage after resolving, to the request's result. */
+  async #stages(
+    input: RequestInput,
+    resolved: Resolved,
+    context: RequestContext,
+    record: RequestRecord,
+  ): Promise<RequestResult> {
+    if (input.signal?.aborted) throw this.#cancelledBefore(context, input.signal);
+    if (input.kind === "tool") {
+      const schema = (resolved.local?.inputSchema ?? resolved.entry!.inputSchema) as JsonSchema;
+      const given =
+        input.argumentsText !== undefined
+          ? parseArgumentsText(input.argumentsText, resolved, schema)
+          : input.arguments;
+      const refused = input.check?.({
+        name: resolved.name,
+        server: resolved.server,
+        tool: resolved.tool,
+        args: given ?? {},
       });
-    }
-  }
+      if (refused)
+        throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
+          refusal: refused,
+        });
+      context.args = checkToolArguments(resolved, schema, given);
+      if (resolved.local) return resolved.local.run(context.args);
+    } else if (input.kind === "prompt")
+      context.args = promptArguments(resolved.prompt!, input.arguments ?? {});
+    else if (input.kind === "complete") {
+      const { argument } = completionArgument(input.argument, input.context);
+      context.args = { argument: argument.name, value: argument.value };
+    } else context.args = { uri: resolved.tool };
 
-  async #run(call: CallContext, args: unknown): Promise<ToolResult> {
-    const { entry } = call;
-    if (entry.unsupported !== undefined) {
-      throw new SwitchyardError(
-        "CAPABILITY_MISSING",
-        `${entry.name} (tool ${entry.tool} on server ${entry.server}) cannot be called from here: it ${entry.unsupported}`,
-        {
-          server: entry.server,
-          tool: entry.tool,
-          capability: "tasks",
-          delivery: "final",
-          serverFault: false,
-        },
-      );
-    }
-    call.args = this.#validate(entry, args);
+    if (input.kind !== "unsubscribe") await admit(context, resolved.target, this.#parts);
+    record.admitted(context);
     for (const interceptor of this.#interceptors) {
-      let rewritten: Record<string, unknown> | undefined;
-      try {
-        rewritten = await interceptor.before?.(call);
-      } catch (error) {
-        throw isSwitchyardError(error)
-          ? error
-          : new SwitchyardError(
-              "POLICY_DENIED",
-              `call to ${entry.tool} on server ${entry.server} was refused: ${messageOf(error)}`,
-              { server: entry.server, tool: entry.tool, cause: error, delivery: "final", serverFault: false },
-            );
-      }
-      if (rewritten) call.args = this.#validate(entry, rewritten);
+      const rewritten = await this.#before(interceptor, context);
+      if (!rewritten) continue;
+      if (input.kind === "tool")
+        context.args = checkToolArguments(resolved, resolved.entry!.inputSchema as JsonSchema, rewritten);
+      else if (input.kind === "prompt") context.args = promptArguments(resolved.prompt!, rewritten);
     }
-    const server = this.#parts.server(entry.server)!;
-    const onProgress = this.#progressOf(call);
-    const { signal } = call.options;
-    const timeoutMs =
-      call.deadline === undefined ? call.options.timeoutMs : Math.max(1, call.deadline - performance.now());
-    const guarded =
-      timeoutMs === undefined && !signal && !onProgress
-        ? NO_OPTIONS
-        : {
-            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-            ...(signal ? { signal } : {}),
-            ...(onProgress ? { onProgress } : {}),
-          };
-    const answered = await server.call(entry, call.args, guarded);
-    const broken = outputProblems(entry.outputSchema, answered);
-    if (broken) {
-      throw new SwitchyardError(
-        "INVALID_RESULT",
-        `server ${entry.server} answered the call to ${entry.tool} with a result that breaks the tool's own output schema: ${broken.join("; ")}. The tool misbehaved; the arguments were not the problem`,
-        { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
-      );
-    }
-    let result = normalizeResult(answered);
+    let result = await this.#send(input, resolved, context, record);
     for (const interceptor of this.#interceptors) {
-      const replaced = await interceptor.after?.(call, result);
-      if (replaced) result = replaced;
+      const replaced = await interceptor.after?.(context, result);
+      if (replaced !== undefined) result = replaced;
     }
     return result;
   }
 
-  /** Where a call's progress goes: the caller's `onProgress` and, when observed, `call_progress` events. */
-  #progressOf(call: CallContext): CallToolOptions["onProgress"] {
-    const { observer } = this.#parts;
-    const own = call.options.onProgress;
-    if (!own && observer.size === 0) return undefined;
-    return (progress) => {
-      try {
-        own?.(progress);
-      } catch {
-        // the caller's callback is its own affair
+  /** The admitted request to its server, through the server's guard; its answer as the caller gets it. */
+  async #send(
+    input: RequestInput,
+    resolved: Resolved,
+    context: RequestContext,
+    record: RequestRecord,
+  ): Promise<RequestResult> {
+    const server = this.#parts.server(resolved.server)!;
+    const guarded = {
+      what: describeTarget(context),
+      ...(input.kind === "tool" ? { tool: resolved.tool } : {}),
+      deadline: context.deadline,
+      signal: input.signal,
+      attemptMs: server.budget(input.timeoutMs).attemptMs,
+      repeatable: input.kind !== "tool" || isRepeatable(resolved.entry?.annotations),
+    };
+    const args = context.args;
+    switch (input.kind) {
+      case "tool": {
+        const onProgress =
+          record.listened || input.onProgress ? progressTo(record, input.onProgress) : undefined;
+        const request: ServerRequest = {
+          method: "tools/call",
+          tool: resolved.tool,
+          args,
+          ...(onProgress ? { onProgress } : {}),
+        };
+        return toolResult(resolved, await server.send({ ...guarded, request }));
       }
-      if (observer.size > 0) {
-        observer.onEvent({
-          type: "call_progress",
-          id: call.id,
-          name: call.name,
-          progress: progress.progress,
-          ...(call.runId !== undefined ? { runId: call.runId } : {}),
-          ...(progress.total !== undefined ? { total: progress.total } : {}),
-          ...(progress.message !== undefined ? { message: progress.message } : {}),
-        });
+      case "resource":
+        try {
+          return resourceResult(
+            resolved,
+            await server.send({ ...guarded, request: { method: "resources/read", uri: resolved.tool } }),
+          );
+        } catch (error) {
+          throw readFailure(resolved, error);
+        }
+      case "prompt":
+        return promptResult(
+          resolved,
+          await server.send({
+            ...guarded,
+            request: { method: "prompts/get", prompt: resolved.tool, args: args as Record<string, string> },
+          }),
+        );
+      case "complete": {
+        const { argument, context: given } = completionArgument(input.argument, input.context);
+        const ref =
+          input.ref.type === "ref/prompt"
+            ? { type: "ref/prompt" as const, name: resolved.tool }
+            : { type: "ref/resource" as const, uri: resolved.tool };
+        return completionResult(
+          resolved,
+          await server.send({
+            ...guarded,
+            request: { method: "completion/complete", ref, argument, ...(given ? { context: given } : {}) },
+          }),
+        );
       }
+      case "subscribe":
+        return server.send({ ...guarded, request: { method: "resources/subscribe", uri: resolved.tool } });
+      case "unsubscribe":
+        return server.send({ ...guarded, request: { method: "resources/unsubscribe", uri: resolved.tool } });
+    }
+  }
+
+  async #before(
+    interceptor: RequestInterceptor,
+    context: RequestContext,
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      return await interceptor.before?.(context);
+    } catch (error) {
+      throw isSwitchyardError(error)
+        ? error
+        : new SwitchyardError(
+            "POLICY_DENIED",
+            `${describeTarget(context)} was refused: ${messageOf(error)}`,
+            {
+              ...refusalFields(context),
+              cause: error,
+            },
+          );
+    }
+  }
+
+  /** The request as the policy, approvals and interceptors see it (its arguments are filled in as they are checked). */
+  #context(input: RequestInput, id: string, resolved: Resolved): RequestContext {
+    const server = resolved.local ? undefined : this.#parts.server(resolved.server);
+    const limitMs = server
+      ? server.budget(input.timeoutMs).limitMs
+      : (input.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+    return {
+      id,
+      kind: input.kind,
+      method: REQUEST_METHODS[input.kind],
+      name: resolved.name,
+      server: resolved.server,
+      tool: resolved.tool,
+      ...(resolved.entry ? { entry: resolved.entry } : {}),
+      ...(resolved.uri !== undefined ? { uri: resolved.uri } : {}),
+      args: {},
+      identity: input.identity ?? this.#parts.identity,
+      ...(input.runId !== undefined ? { runId: input.runId } : {}),
+      ...(input.step !== undefined ? { step: input.step } : {}),
+      options: input,
+      deadline: new Deadline(limitMs),
     };
   }
 
-  #validate(entry: CatalogEntry, args: unknown): Record<string, unknown> {
-    const checked = validateArguments(entry.inputSchema, args ?? {});
-    if (checked.ok) return checked.value;
-    throw new SwitchyardError(
-      "INVALID_ARGUMENTS",
-      `invalid arguments for ${entry.name} (tool ${entry.tool} on server ${entry.server}): ${checked.problems.join("; ")}. Expected: ${describeParameters(entry.inputSchema, checked.fields)}`,
-      { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
-    );
-  }
-
-  #unavailable(name: string): SwitchyardError | undefined {
-    const down = this.#parts.downServerFor(name);
-    if (!down) return undefined;
+  #closed(input: RequestInput): SwitchyardError | undefined {
+    if (!this.#parts.isClosed()) return undefined;
+    const what = labelOf(input);
     return new SwitchyardError(
-      "SERVER_UNAVAILABLE",
-      `${name} would be a tool of server ${down.server}, which is ${down.status}${down.error ? `: ${down.error}` : ""}; its tools are not available until it connects (fix it, then reconnect)`,
-      { server: down.server, tool: name, delivery: "final", serverFault: false },
+      "CLOSED",
+      `cannot ${input.kind === "tool" ? "call" : "ask for"} ${what}: this Switchyard is closed`,
+      input.kind === "tool" ? { tool: what } : {},
     );
   }
 
-  #notFound(name: string): SwitchyardError {
-    const suggestions = this.#parts.catalog.suggest(name);
-    const hint = suggestions.length
-      ? `did you mean ${suggestions.join(", ")}?`
-      : "list the tools to see what there is";
-    return new SwitchyardError("TOOL_NOT_FOUND", `no tool named ${name} in the catalog; ${hint}`, {
-      tool: name,
-      delivery: "final",
-      serverFault: false,
+  /** Cancelled before it began: nothing is sent (the SDK would throw a bare AbortError). */
+  #cancelledBefore(context: RequestContext, signal: AbortSignal): SwitchyardError {
+    return new SwitchyardError(
+      "CANCELLED",
+      `${context.kind === "tool" ? "call to " : ""}${context.name} was cancelled before it started`,
+      {
+        ...refusalFields(context),
+        cause: signal.reason,
+        delivery: "not_sent",
+      },
+    );
+  }
+
+  #asSwitchyardError(context: RequestContext | undefined, error: unknown): SwitchyardError {
+    if (isSwitchyardError(error)) return error;
+    const where = context ? describeTarget(context) : "the request";
+    return new SwitchyardError("SERVER_ERROR", `${where} failed: ${messageOf(error)}`, {
+      ...(context
+        ? { server: context.server, ...(context.kind === "tool" ? { tool: context.tool } : {}) }
+        : {}),
+      cause: error,
     });
   }
 }
 
-/** A call span's attributes (GenAI `execute_tool`, and which server and tool it went to). */
-function callSpanAttributes(call: CallContext): Record<string, string | number> {
-  return {
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": call.name,
-    "gen_ai.tool.call.id": call.id,
-    "switchyard.server": call.server,
-    "switchyard.tool": call.tool,
-    ...(call.runId !== undefined ? { "switchyard.run.id": call.runId } : {}),
-    ...(call.step !== undefined ? { "switchyard.step": call.step } : {}),
+/** A request's progress to the caller's `onProgress` and to the record's `call_progress` events. */
+function progressTo(
+  record: RequestRecord,
+  own: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined,
+) {
+  return (progress: { progress: number; total?: number; message?: string }) => {
+    try {
+      own?.(progress);
+    } catch {
+      // the caller's callback is its own affair
+    }
+    record.progress(progress);
   };
 }
 
-/** The guard's options when the call has none of its own. */
-const NO_OPTIONS = Object.freeze({});
-
-/** Refuse what cannot be a call, before anything else: a coded error, never a `TypeError`. */
-function checkInput(name: unknown, options: unknown): asserts name is string {
-  if (typeof name !== "string" || name === "") {
-    throw new SwitchyardError(
-      "INVALID_INPUT",
-      `a tool name must be a non-empty string (got ${describe(name)}); list the tools to see the names`,
-    );
-  }
-  if (options === null || typeof options !== "object") {
-    throw new SwitchyardError(
-      "INVALID_INPUT",
-      `call options for ${name} must be an object (got ${describe(options)})`,
-      {
-        tool: name,
-      },
-    );
-  }
-  const { timeoutMs, signal, identity } = options as CallToolOptions;
-  if (identity !== undefined) checkIdentity(identity, `callTool ${name}`);
-  if (
-    timeoutMs !== undefined &&
-    !(typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs))
-  ) {
-    throw new SwitchyardError(
-      "INVALID_INPUT",
-      `timeoutMs for ${name} must be a number of milliseconds above 0 (got ${describe(timeoutMs)})`,
-      { tool: name },
-    );
-  }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new SwitchyardError(
-      "INVALID_INPUT",
-      `signal for ${name} must be an AbortSignal (got ${describe(signal)})`,
-      {
-        tool: name,
-      },
-    );
-  }
+/** The record of a request refused before it could be recorded (bad input, a closed Switchyard): never emitted. */
+function unrecorded(input: RequestInput, error: SwitchyardError): CallRecord {
+  return {
+    id: input?.callId ?? "",
+    name: labelOf(input),
+    ok: false,
+    ms: 0,
+    error: { code: error.code, message: error.message },
+  };
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return `"${value}"`;
-  if (typeof value === "number" || typeof value === "boolean") return `${typeof value} ${String(value)}`;
-  return typeof value;
+function argumentsOf(input: RequestInput): unknown {
+  switch (input.kind) {
+    case "prompt":
+      return input.arguments ?? {};
+    case "complete":
+      return { ref: input.ref, argument: input.argument };
+    case "tool":
+      return input.argumentsText ?? input.arguments;
+    default:
+      return { uri: input.uri };
+  }
 }
 
 function safeJson(value: unknown): string {
+  if (typeof value === "string") return value;
   try {
     return JSON.stringify(value ?? {}) ?? "";
   } catch {

@@ -13,11 +13,18 @@ export function classifyFailure(error: unknown): FailureKind {
   return isSwitchyardError(error) ? (error.delivery ?? "final") : "final";
 }
 
-/** True when a failure of this kind may be retried for a tool with these annotations. */
-export function isRetryable(kind: FailureKind, annotations: ToolAnnotations | undefined): boolean {
+/**
+ * True when a failure of this kind may be retried: one that never ran, always; one that may have run,
+ * only when running it twice is harmless (`repeatable`).
+ */
+export function isRetryable(kind: FailureKind, repeatable: boolean): boolean {
   if (kind === "not_sent" || kind === "transient") return true;
-  if (kind === "maybe_ran") return annotations?.idempotentHint === true || annotations?.readOnlyHint === true;
-  return false;
+  return kind === "maybe_ran" && repeatable;
+}
+
+/** Whether a tool may run twice without harm: its annotations say it is idempotent or read-only. */
+export function isRepeatable(annotations: ToolAnnotations | undefined): boolean {
+  return annotations?.idempotentHint === true || annotations?.readOnlyHint === true;
 }
 
 /** Delay before retry number `attempt` (0-based): exponential with full jitter, capped. */

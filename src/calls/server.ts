@@ -1,44 +1,51 @@
-import type { CallToolResult } from "@modelcontextprotocol/client";
-import type { CatalogEntry } from "../catalog/catalog.js";
 import type { ServerConnection, ServerState } from "../fleet/connection.js";
-import { type GuardedCallOptions, type GuardState, ServerGuard } from "./server-guard.js";
+import type { RequestMethod, ServerAnswers } from "../fleet/requests.js";
+import { type GuardedRequest, type GuardState, ServerGuard } from "./server-guard.js";
 
 /** One server as `servers()` reports it: its connection's state and its guard's counters. */
 export type ServerInfo = ServerState & GuardState;
 
 /**
- * One configured server as the rest of Switchyard sees it: its connection (process, transport,
- * restarts) and its guard (breaker, bulkhead, deadline, retries), kept in step — a server that comes
- * back after it was lost starts with a closed breaker.
+ * One configured server as the pipeline sees it: its connection (process, transport, restarts) and its
+ * guard (breaker, bulkhead, deadline, retries), kept in step — a server that comes back after it was
+ * lost starts with a closed breaker. {@link send} is the one way a request reaches the connection.
  */
 export class ManagedServer {
-  readonly connection: ServerConnection;
-  readonly guard: ServerGuard;
+  readonly #connection: ServerConnection;
+  readonly #guard: ServerGuard;
 
   constructor(connection: ServerConnection) {
-    this.connection = connection;
-    this.guard = new ServerGuard(connection);
+    this.#connection = connection;
+    this.#guard = new ServerGuard(connection);
   }
 
   get name(): string {
-    return this.connection.name;
+    return this.#connection.name;
   }
 
   info(): ServerInfo {
-    return { ...this.connection.state(), ...this.guard.state() };
+    return { ...this.#connection.state(), ...this.#guard.state() };
   }
 
-  /** Call a tool through the guard. */
-  call(
-    entry: CatalogEntry,
-    args: Record<string, unknown>,
-    options: GuardedCallOptions,
-  ): Promise<CallToolResult> {
-    return this.guard.call(entry, args, options);
+  /**
+   * A request's time on this server: the whole deadline (`timeoutMs` given, else the server's; with
+   * `maxTotalTimeoutMs`, progress may stretch it that far) and each try's own timeout.
+   */
+  budget(timeoutMs: number | undefined): { limitMs: number; attemptMs: number } {
+    const config = this.#connection.config;
+    const attemptMs = timeoutMs ?? config.timeoutMs;
+    return { attemptMs, limitMs: Math.max(attemptMs, config.maxTotalTimeoutMs ?? 0) };
+  }
+
+  /** Send an admitted request through the guard to the connection. */
+  send<M extends RequestMethod>(
+    guarded: GuardedRequest & { request: { method: M } },
+  ): Promise<ServerAnswers[M]> {
+    return this.#guard.run<M>(guarded);
   }
 
   /** The connection finished a restart or reconnect: what the breaker counted is over. */
   recovered(): void {
-    this.guard.recovered();
+    this.#guard.recovered();
   }
 }

@@ -187,9 +187,29 @@ export class Catalog {
       .sort((a, b) => compare(a.name, b.name));
   }
 
+  /** Every name the catalog has given (listed or not), for "did you mean" messages. */
+  names(): IterableIterator<string> {
+    return this.#entries.keys();
+  }
+
   /** Catalog names that are closest to `name`, for "did you mean" messages. */
   suggest(name: string, limit = DEFAULT_MAX_SUGGESTIONS): string[] {
-    return closestNames(name, [...this.#entries.keys()], limit);
+    return closestNames(name, this.#entries.keys(), limit);
+  }
+
+  /**
+   * The server a name not in the catalog would belong to when that server is not listed (it failed to
+   * connect, so its tools were never named): the unlisted server whose namespace the name starts with.
+   */
+  serverFor(name: string): string | undefined {
+    let best: { server: string; prefix: number } | undefined;
+    for (const [server, rules] of this.#rules) {
+      if (rules.namespace === false || this.#listed.has(server)) continue;
+      const prefix = baseToolName(rules.namespace, "");
+      if (name.startsWith(prefix) && prefix.length > (best?.prefix ?? 0))
+        best = { server, prefix: prefix.length };
+    }
+    return best?.server;
   }
 }
 

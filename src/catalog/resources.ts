@@ -52,10 +52,35 @@ export interface ListChange {
   changed: string[];
 }
 
-/** How a URI resolved: on one server, on several (ambiguous), or nowhere (with near URIs). */
+/**
+ * How a URI resolved: on one server (with the URI as that server knows it, when the one asked for
+ * named the server), on several (ambiguous), or nowhere (with near URIs).
+ */
 export type ResourceLookup =
-  | { found: true; server: string; entry?: ResourceEntry }
+  | { found: true; server: string; uri?: string; entry?: ResourceEntry }
   | { found: false; servers: string[]; suggestions: string[] };
+
+/**
+ * URIs that name their server, `switchyard://<server>/<the server's own URI>`: how the gateway serves a
+ * URI (or template) that more than one server lists, so that its clients can read every one of them.
+ */
+export const QUALIFIED_URI_SCHEME = "switchyard:";
+
+/** `uri` of `server`, named so that it resolves to that server alone. */
+export function qualifiedUri(server: string, uri: string): string {
+  return `${QUALIFIED_URI_SCHEME}//${encodeURIComponent(server)}/${uri}`;
+}
+
+/** The server and the server's own URI of a {@link qualifiedUri}; undefined for any other URI. */
+export function unqualifiedUri(uri: string): { server: string; uri: string } | undefined {
+  const match = /^switchyard:\/\/([^/]+)\/(.+)$/s.exec(uri);
+  if (!match) return undefined;
+  try {
+    return { server: decodeURIComponent(match[1]!), uri: match[2]! };
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The resources, resource templates and prompts of the fleet's servers, live like the tools: what
@@ -173,15 +198,24 @@ export class ResourceCatalog {
   }
 
   /**
-   * Which server has `uri`: the one given (when it is listed), else the servers that list it, else
-   * those whose templates match it (`matches`, RFC 6570). One server: found; several: not found, with
-   * the servers; none: not found, with near URIs.
+   * Which server has `uri`: the one given (when it is listed), else the one a {@link qualifiedUri}
+   * names, else the servers that list it, else those whose templates match it (`matches`, RFC 6570).
+   * One server: found; several: not found, with the servers; none: not found, with near URIs.
    */
   resolve(
     uri: string,
     server: string | undefined,
     matches: (template: string, uri: string) => boolean,
   ): ResourceLookup {
+    const qualified = unqualifiedUri(uri);
+    if (
+      qualified &&
+      this.#namespaces.has(qualified.server) &&
+      (server ?? qualified.server) === qualified.server
+    ) {
+      const lookup = this.resolve(qualified.uri, qualified.server, matches);
+      return lookup.found ? { ...lookup, uri: qualified.uri } : lookup;
+    }
     const listed = this.resources().filter((entry) => entry.uri === uri);
     if (server !== undefined) {
       if (!this.#listed.has(server)) return { found: false, servers: [], suggestions: [] };

@@ -7,7 +7,7 @@ import {
   type JsonSchema,
   type SamplingRequest,
   validateArguments,
-} from "../index.js";
+} from "../internal.js";
 import { promptSync } from "./prompt.js";
 
 /** A field of an elicitation form, as its schema describes it. */

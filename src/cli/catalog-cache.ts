@@ -10,7 +10,7 @@ import {
   type Switchyard,
   type SwitchyardConfig,
   toolNamePrefix,
-} from "../index.js";
+} from "../internal.js";
 import { PACKAGE_VERSION } from "./version.js";
 
 /**

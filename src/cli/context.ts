@@ -18,7 +18,7 @@ import {
   Switchyard,
   type SwitchyardConfig,
   type WireTraceWriter,
-} from "../index.js";
+} from "../internal.js";
 import { approveCall, approveSampling, askUser } from "./ask-user.js";
 import { CliError, EXIT_USAGE } from "./exit-codes.js";
 import { createOutput, type Output } from "./output.js";

@@ -1,4 +1,4 @@
-import { isSwitchyardError } from "../index.js";
+import { isSwitchyardError } from "../internal.js";
 
 /** Exit codes of the CLI (CONTRACT.md). */
 export const EXIT_OK = 0;

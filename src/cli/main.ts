@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
-import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS } from "../index.js";
+import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS } from "../internal.js";
 import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
 import { auditTailCommand, auditVerifyCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";

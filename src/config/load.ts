@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { editDistance, SwitchyardError } from "../errors.js";
+import { closestNames, SwitchyardError } from "../errors.js";
 import { parseYaml } from "../lazy-require.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -348,18 +348,14 @@ function unknownKey(at: string[], known: ReadonlySet<string>): string {
   return `${at.join(".")}: unknown key, ignored${near ? ` (did you mean ${near}?)` : ""}`;
 }
 
-/** The known key a mistyped one most likely meant: the same but for case or a unit suffix, else within two edits. */
+/** The known key a mistyped one most likely meant: the same but for case or a unit suffix, else the closest. */
 function closestKey(key: string, known: ReadonlySet<string>): string | undefined {
   const lower = key.toLowerCase();
-  let best: { key: string; distance: number } | undefined;
   for (const candidate of known) {
     const other = candidate.toLowerCase();
     if (other === lower || other === `${lower}ms` || other === `${lower}s`) return candidate;
-    const distance = editDistance(lower, other);
-    if (distance <= Math.min(2, Math.floor(other.length / 3)) && (!best || distance < best.distance))
-      best = { key: candidate, distance };
   }
-  return best?.key;
+  return closestNames(key, known, 1)[0];
 }
 
 function invalid(where: string, expected: string): SwitchyardError {

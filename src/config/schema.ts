@@ -335,6 +335,8 @@ export const policyRuleSchema = z.strictObject(
     effect: z.enum(EFFECTS, { error: 'expected "allow", "deny" or "approve"' }),
     servers: stringArray.optional(),
     tools: stringArray.optional(),
+    resources: stringArray.optional(),
+    prompts: stringArray.optional(),
     tags: stringArray.optional(),
     users: stringArray.optional(),
     roles: stringArray.optional(),
@@ -344,7 +346,7 @@ export const policyRuleSchema = z.strictObject(
   },
   {
     error:
-      'expected { "effect": "allow" | "deny" | "approve", "id"?, "servers"?, "tools"?, "tags"?, "users"?, "roles"?, "attributes"?, "arguments"?, "reason"? }',
+      'expected { "effect": "allow" | "deny" | "approve", "id"?, "servers"?, "tools"?, "resources"?, "prompts"?, "tags"?, "users"?, "roles"?, "attributes"?, "arguments"?, "reason"? }',
   },
 );
 export const policySchema = z.strictObject(

@@ -15,6 +15,7 @@ import {
   SwitchyardError,
   systemErrorCode,
 } from "../errors.js";
+import { describeRequest, type ServerRequest } from "./requests.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio-transport.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
@@ -41,23 +42,39 @@ const CONNECTION_LOST = new Set<string>([
   SdkErrorCode.SendFailed,
 ]);
 
-export interface CallErrorContext {
+/** What a failed attempt was, and what the connection knows of its server. */
+export interface FailureContext {
   server: string;
-  tool: string;
+  request: ServerRequest;
   timeoutMs: number;
   signal: AbortSignal | undefined;
   /** Why the server is unavailable, when it is. */
   unavailable: () => string | undefined;
-  /** The life of the server the call went to: failures of one lost connection share it. */
+  /** The life of the server the request went to: failures of one lost connection share it. */
   incident: string;
 }
 
 /**
- * Turn whatever a call threw into a {@link SwitchyardError} that names the server and the tool and says,
- * once and for everyone above, whether the request was sent, whether another try is safe
- * (`delivery`), whether it counts against the server (`serverFault`), and which incident it belongs to.
+ * Turn whatever an attempt threw into a {@link SwitchyardError} that names the server and what was asked
+ * (the tool of a tool call; the method and its URI or prompt otherwise, with no `tool`) and says, once
+ * and for everyone above, whether the request was sent, whether another try is safe (`delivery`),
+ * whether it counts against the server (`serverFault`), and which incident it belongs to.
  */
-export function toCallError(error: unknown, context: CallErrorContext): SwitchyardError {
+export function classifyFailure(error: unknown, context: FailureContext): SwitchyardError {
+  const { request, ...rest } = context;
+  const failure = toCallError(error, { ...rest, tool: describeRequest(request) });
+  if (request.method === "tools/call" || failure.tool === undefined) return failure;
+  const { tool: _tool, ...details } = failure.details();
+  const copy = new SwitchyardError(failure.code, failure.message, details);
+  if (failure.stack !== undefined) copy.stack = failure.stack;
+  return copy;
+}
+
+interface CallErrorContext extends Omit<FailureContext, "request"> {
+  tool: string;
+}
+
+function toCallError(error: unknown, context: CallErrorContext): SwitchyardError {
   const { server, tool, timeoutMs, signal, incident } = context;
   const fail = (code: ErrorCode, message: string, delivery: Delivery, serverFault: boolean, more = {}) =>
     new SwitchyardError(code, message, { server, tool, cause: error, delivery, serverFault, ...more });
@@ -188,9 +205,12 @@ const REFUSED = new Set(["ECONNREFUSED"]);
 
 function capabilityMissing(error: Error, capability: string, context: CallErrorContext): SwitchyardError {
   const { server, tool } = context;
+  const theServers = /^Server does not support/.test(error.message);
   return new SwitchyardError(
     "CAPABILITY_MISSING",
-    `server ${server} needs ${capability} for ${tool}, which this client does not offer (${error.message}); the tool cannot be used from here`,
+    theServers
+      ? `server ${server} does not offer ${capability}, which ${tool} needs (${error.message})`
+      : `server ${server} needs ${capability} for ${tool}, which this client does not offer (${error.message}); the tool cannot be used from here`,
     { server, tool, cause: error, capability, delivery: "final", serverFault: false },
   );
 }
@@ -207,11 +227,16 @@ function missingCapability(error: SdkError | ProtocolError): string | undefined 
     ) {
       return inputKinds(error.data) ?? "input from the user (elicitation, sampling or roots)";
     }
-    if (
-      error.code === SdkErrorCode.CapabilityNotSupported &&
-      /^Client does not support/.test(error.message)
-    ) {
-      return /(elicitation|sampling|roots)/.exec(error.message)?.[1] ?? "a client capability";
+    // Every "not supported" is a limit of one side, never the server being unwell: the client's
+    // ("Client does not support …", or an `input_required` it has no handler to fulfil: "Cannot fulfil
+    // input request … no handler is registered for 'sampling/createMessage'"), or the server's ("Server
+    // does not support completions …").
+    if (error.code === SdkErrorCode.CapabilityNotSupported) {
+      return (
+        /(elicitation|sampling|roots)/.exec(error.message)?.[1] ??
+        /^Server does not support ([\w. ]+?) \(/.exec(error.message)?.[1] ??
+        "a capability"
+      );
     }
     return undefined;
   }
@@ -255,20 +280,4 @@ function isNetworkFailure(error: unknown): boolean {
         cause instanceof TypeError && /fetch failed|terminated/.test(cause.message),
     ) !== undefined
   );
-}
-
-/**
- * {@link toCallError} for a request that is not a tool call (`resources/read`, `prompts/get`,
- * `resources/subscribe`): the same classification, a message that names the request, and no `tool`.
- */
-export function toRequestError(
-  error: unknown,
-  context: Omit<CallErrorContext, "tool"> & { request: string },
-): SwitchyardError {
-  const { request, ...rest } = context;
-  const failure = toCallError(error, { ...rest, tool: request });
-  const { tool: _tool, ...details } = failure.details();
-  const copy = new SwitchyardError(failure.code, failure.message, details);
-  if (failure.stack !== undefined) copy.stack = failure.stack;
-  return copy;
 }

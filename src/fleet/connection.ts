@@ -1,142 +1,43 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type {
-  CallToolResult,
-  Client,
-  GetPromptResult,
-  McpSubscription,
-  Prompt,
-  ReadResourceResult,
-  RequestOptions,
-  Resource,
-  ResourceTemplateType,
-  Tool,
-} from "@modelcontextprotocol/client";
+import type { Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
+import { abortable } from "../abort.js";
 import { DEFAULT_RESTART_STABLE_AFTER_MS } from "../config/defaults.js";
-import type { ServerConfig, TransportKind } from "../config/schema.js";
+import type { ServerConfig } from "../config/schema.js";
 import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
-import {
-  endSpan,
-  failSpan,
-  inSpan,
-  type Span,
-  SpanKind,
-  startSpan,
-  traceContextMeta,
-} from "../telemetry/tracer.js";
-import type { WireSink } from "../telemetry/wire-trace.js";
-import { isRefused, toCallError, toRequestError } from "./call-errors.js";
+import { endSpan, failSpan, inSpan, type Span, SpanKind, startSpan } from "../telemetry/tracer.js";
+import { classifyFailure, isRefused } from "./call-errors.js";
 import { type CachedServerCatalog, readServerCatalog, writeServerCatalog } from "./catalog-cache.js";
-import type { ClientRequests } from "./client-requests.js";
+import {
+  type AttemptOptions,
+  describeRequest,
+  type RequestMethod,
+  type ServerAnswers,
+  type ServerRequest,
+  sendRequest,
+} from "./requests.js";
+import type { ConnectionHooks, Health, ServerState, ServerStatus } from "./server-state.js";
 import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
-import { CALL_TOOL_RESULT, declaresHeaders } from "./tool-result.js";
+import { ServerSubscriptions } from "./subscriptions.js";
 
+export type { ConnectionHooks, Health, ServerState, ServerStatus } from "./server-state.js";
 export { CLIENT_INFO } from "./session.js";
 
-/**
- * Where a server stands: `ready`, `failed` (with a reason), `needs-auth` (an OAuth server with no
- * valid token: `switchyard login <server>`, error code `AUTH_REQUIRED`) and `disabled` are the settled states;
- * `connecting`, `restarting` (after a crash, within `restart.maxRestarts`) and `closed` pass. `lazy`: a
- * `lazy: true` server not started yet, its lists from its cached catalog; the first call (or anything
- * else that needs it) starts it, and it is `ready` or `failed` from then on.
- */
-export type ServerStatus =
-  | "lazy"
-  | "connecting"
-  | "ready"
-  | "restarting"
-  | "failed"
-  | "needs-auth"
-  | "disabled"
-  | "closed";
-
-/** What the last health ping said: `unknown` until one ran (pings are off unless `health.intervalMs`). */
-export type Health = "ok" | "failing" | "unknown";
-
-/** A snapshot of one server, as `servers()` and `switchyard servers` report it. */
-export interface ServerState {
-  name: string;
-  status: ServerStatus;
-  transport: TransportKind;
-  /** Protocol version agreed in the handshake. */
-  protocolVersion?: string;
-  /** Tools the server offers (before allow/deny filters). */
-  tools: number;
-  /** Resources the server lists (none when it does not offer resources). */
-  resources: number;
-  /** Prompts the server lists (none when it does not offer prompts). */
-  prompts: number;
-  /** Tool calls running as tasks on the server (the tasks extension): created, not yet over. */
-  tasks: number;
-  /** Spawn or first request → handshake done and tools listed. */
-  connectMs?: number;
-  /** Why the server is `failed` (or was lost), with its last stderr lines when it is a process. */
-  error?: string;
-  /** The error code of why the server failed, when it is a known kind (`AUTH_REQUIRED`, …). */
-  errorCode?: ErrorCode;
-  /** `serverInfo` from the handshake. */
-  serverInfo?: { name: string; version: string };
-  /** The server's process id (stdio and launched HTTP servers). */
-  pid?: number;
-  /** Times the server was restarted (or reconnected) after it was lost. */
-  restarts: number;
-  health: Health;
+/** What a server lists in one life (every page, before the catalog's filters). */
+interface ServerLists {
+  tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplateType[];
+  prompts: Prompt[];
 }
 
-export interface ConnectionHooks {
-  logger: Logger;
-  wire?: WireSink;
-  /** The server's tool list changed (after `notifications/tools/list_changed`, or a restart). */
-  onToolsChanged?: (server: string, tools: Tool[]) => void;
-  /**
-   * The server's status changed. `recovered` is true when it became ready again after it was lost or
-   * failed (a restart or a reconnect finished the handshake and listed its tools).
-   */
-  onStatus?: (server: string, status: ServerStatus, recovered: boolean) => void;
-  /** The server's resources or resource templates changed (after `resources/list_changed`, or a restart). */
-  onResourcesChanged?: (
-    server: string,
-    resources: Resource[],
-    resourceTemplates: ResourceTemplateType[],
-  ) => void;
-  /** The server's prompts changed (after `prompts/list_changed`, or a restart). */
-  onPromptsChanged?: (server: string, prompts: Prompt[]) => void;
-  /** A resource the server was subscribed to changed (`notifications/resources/updated`). */
-  onResourceUpdated?: (server: string, uri: string) => void;
-  /** What the client answers when the server asks (elicitation, roots, sampling). */
-  requests?: ClientRequests;
-}
-
-/** A progress notification of a call: how far it is, of how much, and what it is doing. */
-export interface CallProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-export interface CallOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
-  /** Each progress notification the server sends for the call. */
-  onProgress?: (progress: CallProgress) => void;
-  /**
-   * Let progress notifications push the deadline back, each by `timeoutMs`, up to this total. Off
-   * when absent.
-   */
-  maxTotalTimeoutMs?: number;
-}
-
-/** How a tool list's tools are called: tools that run as tasks; tools whose arguments go in headers. */
-interface CallPlan {
-  of: Tool[];
-  taskOnly: ReadonlySet<string>;
-  mirrored: ReadonlySet<string>;
-}
+const NO_LISTS: ServerLists = Object.freeze({ tools: [], resources: [], resourceTemplates: [], prompts: [] });
 
 /**
- * One configured server over its whole life: connects it, restarts it when it is lost (with backoff,
- * up to `restart.maxRestarts`; calls that arrive meanwhile wait), pings it when asked, and carries
- * its calls. Each life of the server is a {@link ServerSession}.
+ * One configured server over its whole life: connects it (or, `lazy`, lists it from its cache until the
+ * first request), restarts it when it is lost (with backoff, up to `restart.maxRestarts`; requests that
+ * arrive meanwhile wait), pings it when asked, and carries its requests — one attempt each, through
+ * {@link attempt}, which only the call pipeline's server guard uses. Each life is a {@link ServerSession}.
  */
 export class ServerConnection {
   readonly config: ServerConfig;
@@ -146,19 +47,9 @@ export class ServerConnection {
   #session: ServerSession | undefined;
   /** What the server negotiated in its last life: a restart opens with it and does not probe again. */
   #negotiated: SessionOptions["versionNegotiation"];
-  #tools: Tool[] = [];
-  /**
-   * How each tool is called, worked out once per tool list (`#tools` is replaced, never changed): the
-   * tools that must run as tasks, and those whose input schema declares `x-mcp-header`.
-   */
-  #callPlan: CallPlan | undefined;
-  #resources: Resource[] = [];
-  #resourceTemplates: ResourceTemplateType[] = [];
-  #prompts: Prompt[] = [];
-  /** Resources subscribed to (`resources/subscribe`): a restart subscribes to them again. */
-  readonly #subscribed = new Set<string>();
-  /** On the 2026-07-28 revision, the `subscriptions/listen` stream that carries those subscriptions. */
-  #listening: McpSubscription | undefined;
+  /** Replaced whole on each change, never changed in place (request plans are cached per tool list). */
+  #lists: ServerLists = NO_LISTS;
+  readonly #subscriptions: ServerSubscriptions;
   #connectMs: number | undefined;
   #error: string | undefined;
   #errorCode: ErrorCode | undefined;
@@ -173,13 +64,13 @@ export class ServerConnection {
   #upSince = 0;
   #health: Health = "unknown";
   #healthTimer: NodeJS.Timeout | undefined;
-  /** Resolves when a restart is over, one way or the other; calls that arrive meanwhile wait on it. */
+  /** Resolves when a restart is over, one way or the other; requests that arrive meanwhile wait on it. */
   #restartOver: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Aborted on close: ends restart backoffs early. */
   readonly #lifetime = new AbortController();
   /** A lazy server's catalog from its last life, while it is not started. */
   #cached: CachedServerCatalog | undefined;
-  /** A lazy server starting: every call that needs it waits on this one start. */
+  /** A lazy server starting: every request that needs it waits on this one start. */
   #starting: Promise<void> | undefined;
 
   constructor(config: ServerConfig, hooks: ConnectionHooks) {
@@ -187,6 +78,7 @@ export class ServerConnection {
     this.#hooks = hooks;
     this.#log = hooks.logger.child({ server: config.name });
     this.#status = config.disabled ? "disabled" : "connecting";
+    this.#subscriptions = new ServerSubscriptions(config.name);
   }
 
   get name(): string {
@@ -199,21 +91,21 @@ export class ServerConnection {
 
   /** The tools the server listed, all pages, unfiltered. */
   get tools(): readonly Tool[] {
-    return this.#tools;
+    return this.#lists.tools;
   }
 
   /** The resources the server listed, all pages (none when it does not offer resources). */
   get resources(): readonly Resource[] {
-    return this.#resources;
+    return this.#lists.resources;
   }
 
   get resourceTemplates(): readonly ResourceTemplateType[] {
-    return this.#resourceTemplates;
+    return this.#lists.resourceTemplates;
   }
 
   /** The prompts the server listed, all pages (none when it does not offer prompts). */
   get prompts(): readonly Prompt[] {
-    return this.#prompts;
+    return this.#lists.prompts;
   }
 
   /** Whether the server offers `resources/subscribe` (its capabilities say `resources.subscribe`). */
@@ -235,9 +127,9 @@ export class ServerConnection {
       name: this.name,
       status: this.#status,
       transport: this.#session?.transportKind ?? this.config.transport,
-      tools: this.#tools.length,
-      resources: this.#resources.length,
-      prompts: this.#prompts.length,
+      tools: this.#lists.tools.length,
+      resources: this.#lists.resources.length,
+      prompts: this.#lists.prompts.length,
       tasks: this.#session?.tasks.inFlight ?? 0,
       restarts: this.#restarts,
       health: this.#health,
@@ -255,8 +147,8 @@ export class ServerConnection {
   }
 
   /**
-   * Start the server (or reach it), run the handshake and list its tools, within `connectTimeoutMs`.
-   * Never throws: a failure leaves the connection `failed` with a reason.
+   * Start the server (or reach it), run the handshake and list what it offers, within
+   * `connectTimeoutMs`. Never throws: a failure leaves the connection `failed` with a reason.
    */
   async connect(signal?: AbortSignal): Promise<void> {
     if (this.#status !== "connecting") return;
@@ -264,10 +156,12 @@ export class ServerConnection {
       const cached = readServerCatalog(this.config);
       if (cached) {
         this.#cached = cached;
-        this.#tools = cached.tools;
-        this.#resources = cached.resources;
-        this.#resourceTemplates = cached.resourceTemplates;
-        this.#prompts = cached.prompts;
+        this.#lists = {
+          tools: cached.tools,
+          resources: cached.resources,
+          resourceTemplates: cached.resourceTemplates,
+          prompts: cached.prompts,
+        };
         this.#setStatus("lazy");
         this.#log.info({ tools: cached.tools.length }, "lazy: listed from its cache, not started");
         return;
@@ -275,18 +169,153 @@ export class ServerConnection {
     }
     const failure = await this.#open(signal);
     if (this.#status !== "connecting") return;
-    if (failure) {
-      this.#fail(failure, `failed to connect: ${failure}`);
-      return;
-    }
+    if (failure) return this.#fail(failure, `failed to connect: ${failure}`);
     this.#becomeReady();
-    this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "connected");
+    this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length }, "connected");
     this.#startHealthChecks();
     if (this.config.lazy) this.#remember();
   }
 
   /**
-   * Start a lazy server now, once for every call that waits on it: it is `ready` (its own lists
+   * Send one request: exactly one attempt, after waiting through a lazy start or a restart under way.
+   * Retries, the deadline and the breaker belong to the caller (the call pipeline's server guard, the
+   * one caller); every failure comes back classified (`delivery`, `serverFault`, `incident`).
+   * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `INVALID_ARGUMENTS`,
+   *   `INVALID_RESULT`, `CAPABILITY_MISSING`, `AUTH_REQUIRED`, `RESULT_TOO_LARGE` or `SERVER_ERROR`.
+   */
+  async attempt<M extends RequestMethod>(
+    request: Extract<ServerRequest, { method: M }>,
+    options: AttemptOptions,
+  ): Promise<ServerAnswers[M]> {
+    // Nothing to tell a server that is not there, or of a URI it was never subscribed to.
+    const asked = request as ServerRequest;
+    if (asked.method === "resources/unsubscribe" && this.#status !== "ready") {
+      this.#subscriptions.forget(asked.uri);
+      return undefined as ServerAnswers[M];
+    }
+    // Its span (MCP client span): one per attempt, a child of the request's span.
+    const span = startSpan(spanName(request), {
+      kind: SpanKind.CLIENT,
+      attributes: () => spanAttributes(request, this.name),
+    });
+    try {
+      const answer = (await inSpan(span, () => this.#attempt(request, options, span))) as ServerAnswers[M];
+      if (request.method === "tools/call" && (answer as ServerAnswers["tools/call"]).isError)
+        failSpan(span, "the tool answered with an error", "tool_error");
+      span.end();
+      return answer;
+    } catch (error) {
+      endSpan(span, error, () => {
+        const rpcCode = (error as { rpcCode?: unknown }).rpcCode;
+        return typeof rpcCode === "number" ? { "rpc.response.status_code": String(rpcCode) } : {};
+      });
+      throw error;
+    }
+  }
+
+  async #attempt(request: ServerRequest, options: AttemptOptions, span: Span): Promise<unknown> {
+    const what = describeRequest(request);
+    let incident = this.#incident();
+    try {
+      await this.#ready(what, options.signal);
+      const session = this.#session!;
+      const client = session.client!;
+      incident = this.#incident();
+      if (span.isRecording()) {
+        const sessionId = (client.transport as { sessionId?: unknown } | undefined)?.sessionId;
+        const version = client.getNegotiatedProtocolVersion();
+        span.setAttributes({
+          "network.transport": session.transportKind === "stdio" ? "pipe" : "tcp",
+          ...(version ? { "mcp.protocol.version": version } : {}),
+          ...(typeof sessionId === "string" ? { "mcp.session.id": sessionId } : {}),
+        });
+      }
+      return await sendRequest(
+        request,
+        { client, session, tools: this.#lists.tools, subscriptions: this.#subscriptions },
+        options,
+      );
+    } catch (error) {
+      throw this.#failure(error, request, options, incident);
+    }
+  }
+
+  /** Classify a failed attempt, once; a server found gone is restarted (or its session renewed). */
+  #failure(
+    error: unknown,
+    request: ServerRequest,
+    options: AttemptOptions,
+    incident: string,
+  ): SwitchyardError {
+    const session = this.#session;
+    // An expired Streamable HTTP session: the request never ran. A new session starts now, and the
+    // guard's retry (the request was not sent) waits for it.
+    if (session?.transportKind === "http" && httpStatusOf(error) === 404 && this.#status === "ready") {
+      this.#log.info({}, "the server no longer knows the session (HTTP 404); starting a new one");
+      this.#lost(session);
+      return new SwitchyardError(
+        "SERVER_UNAVAILABLE",
+        `server ${this.name} no longer knows its session; a new one is being started for ${describeRequest(request)}`,
+        {
+          server: this.name,
+          ...(request.method === "tools/call" ? { tool: request.tool } : {}),
+          cause: error,
+          delivery: "not_sent",
+          serverFault: false,
+          incident,
+        },
+      );
+    }
+    const failure = classifyFailure(error, {
+      server: this.name,
+      request,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      incident,
+      unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
+    });
+    // A remote HTTP server has no process to watch: a server that refuses connections is lost.
+    if (failure.code === "SERVER_UNAVAILABLE" && session && isRefused(error)) this.#lost(session);
+    return failure;
+  }
+
+  /**
+   * Ask the server whether it is alive — the breaker's probe and the health check, never a user's
+   * request: a `ping`, or `server/discover` on the 2026-07-28 revision (which has no `ping`).
+   * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
+   */
+  async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
+    await this.#ready("ping");
+    const incident = this.#incident();
+    const client = this.#session!.client!;
+    try {
+      if (client.getDiscoverResult() !== undefined) await client.discover({ timeout: timeoutMs });
+      else await client.ping({ timeout: timeoutMs });
+    } catch (error) {
+      throw this.#failure(error, { method: "tools/call", tool: "ping", args: {} }, { timeoutMs }, incident);
+    }
+  }
+
+  /**
+   * Wait until the server can take a request: at once when ready; through a lazy start or a restart
+   * under way; never for a failed, disabled or closed server.
+   * @throws SwitchyardError `SERVER_UNAVAILABLE`, or the signal's reason when it aborts first.
+   */
+  async #ready(what: string, signal?: AbortSignal): Promise<void> {
+    if (this.#status === "lazy") await abortable(this.#start(), signal);
+    const restart = this.#restartOver;
+    if (this.#status === "restarting" && restart) await abortable(restart.promise, signal);
+    if (this.#status !== "ready" || !this.#session?.client) {
+      throw new SwitchyardError(
+        "SERVER_UNAVAILABLE",
+        `server ${this.name} is ${this.#status}${this.#error ? `: ${this.#error}` : ""}; ${what} cannot be called`,
+        { server: this.name, tool: what, delivery: "final", serverFault: false },
+      );
+    }
+  }
+
+  /**
+   * Start a lazy server now, once for every request that waits on it: it is `ready` (its own lists
    * replace the cached ones, and the cache is written again) or `failed`. Never throws.
    */
   #start(): Promise<void> {
@@ -297,12 +326,9 @@ export class ServerConnection {
         return;
       }
       this.#cached = undefined;
-      if (failure) {
-        this.#fail(failure, `failed to start: ${failure}`);
-        return;
-      }
+      if (failure) return this.#fail(failure, `failed to start: ${failure}`);
       this.#becomeReady();
-      this.#log.info({ ms: this.#connectMs, tools: this.#tools.length }, "started on first use");
+      this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length }, "started on first use");
       this.#startHealthChecks();
       this.#remember();
       this.#listsChanged(); // what it lists now may differ from the cache
@@ -319,10 +345,7 @@ export class ServerConnection {
     const protocolVersion = client?.getNegotiatedProtocolVersion();
     const instructions = client?.getInstructions();
     writeServerCatalog(this.config, {
-      tools: this.#tools,
-      resources: this.#resources,
-      resourceTemplates: this.#resourceTemplates,
-      prompts: this.#prompts,
+      ...this.#lists,
       subscriptions: this.offersSubscriptions,
       ...(instructions !== undefined ? { instructions } : {}),
       ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
@@ -331,340 +354,9 @@ export class ServerConnection {
   }
 
   /**
-   * Wait until the server can take a call: at once when ready; through a restart when one is under
-   * way; never for a failed, disabled or closed server.
-   * @throws SwitchyardError `SERVER_UNAVAILABLE`, or the signal's reason when it aborts first.
-   */
-  async #ready(tool: string, signal?: AbortSignal): Promise<void> {
-    if (this.#status === "lazy") {
-      signal?.throwIfAborted();
-      const started = this.#start();
-      await (signal
-        ? new Promise<void>((resolve, reject) => {
-            const onAbort = () => reject(signal.reason);
-            signal.addEventListener("abort", onAbort, { once: true });
-            void started.then(() => {
-              signal.removeEventListener("abort", onAbort);
-              resolve();
-            });
-          })
-        : started);
-    }
-    const restart = this.#restartOver;
-    if (this.#status === "restarting" && restart) {
-      signal?.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = () => reject(signal!.reason);
-        signal?.addEventListener("abort", onAbort, { once: true });
-        void restart.promise.then(() => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        });
-      });
-    }
-    if (this.#status !== "ready" || !this.#session?.client) {
-      throw new SwitchyardError(
-        "SERVER_UNAVAILABLE",
-        `server ${this.name} is ${this.#status}${this.#error ? `: ${this.#error}` : ""}; ${tool} cannot be called`,
-        { server: this.name, tool, delivery: "final", serverFault: false },
-      );
-    }
-  }
-
-  /**
-   * Call one tool by the server's own name: exactly one attempt, after waiting through a restart if
-   * one is under way. Retries, deadlines and the breaker belong to the caller (`calls/`); every failure
-   * comes back classified (`delivery`, `serverFault`, `incident`).
-   * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `INVALID_ARGUMENTS`,
-   *   `INVALID_RESULT`, `CAPABILITY_MISSING`, `AUTH_REQUIRED`, `RESULT_TOO_LARGE` or `SERVER_ERROR`.
-   */
-  async callTool(
-    tool: string,
-    args: Record<string, unknown>,
-    options: CallOptions = {},
-  ): Promise<CallToolResult> {
-    // The server request's span (MCP client span): one per attempt, a child of the call's span.
-    const span = startSpan(`tools/call ${tool}`, {
-      kind: SpanKind.CLIENT,
-      attributes: () => ({
-        "mcp.method.name": "tools/call",
-        "gen_ai.operation.name": "execute_tool",
-        "gen_ai.tool.name": tool,
-        "switchyard.server": this.name,
-      }),
-    });
-    try {
-      const result = await inSpan(span, () => this.#callTool(tool, args, options, span));
-      if (result.isError) failSpan(span, "the tool answered with an error", "tool_error");
-      span.end();
-      return result;
-    } catch (error) {
-      endSpan(span, error, () => {
-        const rpcCode = (error as { rpcCode?: unknown }).rpcCode;
-        return typeof rpcCode === "number" ? { "rpc.response.status_code": String(rpcCode) } : {};
-      });
-      throw error;
-    }
-  }
-
-  #plan(): CallPlan {
-    if (this.#callPlan?.of !== this.#tools) {
-      const names = (keep: (tool: Tool) => boolean) =>
-        new Set(this.#tools.filter(keep).map((listed) => listed.name));
-      this.#callPlan = {
-        of: this.#tools,
-        taskOnly: names((listed) => listed.execution?.taskSupport === "required"),
-        mirrored: names(declaresHeaders),
-      };
-    }
-    return this.#callPlan;
-  }
-
-  async #callTool(
-    tool: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-    span: Span,
-  ): Promise<CallToolResult> {
-    await this.#ready(tool, options.signal);
-    const session = this.#session!;
-    const client = session.client!;
-    if (span.isRecording()) {
-      const sessionId = (client.transport as { sessionId?: unknown } | undefined)?.sessionId;
-      const version = client.getNegotiatedProtocolVersion();
-      span.setAttributes({
-        "network.transport": session.transportKind === "stdio" ? "pipe" : "tcp",
-        ...(version ? { "mcp.protocol.version": version } : {}),
-        ...(typeof sessionId === "string" ? { "mcp.session.id": sessionId } : {}),
-      });
-    }
-    // The 2026-07-28 revision carries W3C trace context in the request's `_meta` (SEP-414).
-    const traceMeta = client.getDiscoverResult() !== undefined ? traceContextMeta() : undefined;
-    const incident = this.#incident();
-    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
-    const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > timeoutMs;
-    try {
-      // A tool that must run as a task (execution.taskSupport "required") is followed to its result.
-      // "optional" ones are called plainly: the server then runs them to the end within the call.
-      const plan = this.#plan();
-      if (plan.taskOnly.has(tool)) {
-        return await session.tasks.call(session.client!, tool, args, { ...options, timeoutMs });
-      }
-      const params = { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) };
-      const onprogress = options.onProgress
-        ? forwardProgress(options.onProgress)
-        : extend
-          ? ignoreProgress
-          : undefined;
-      const requestOptions: RequestOptions = {
-        timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        // Progress is asked for (a progress token goes with the call) when something hears it: the
-        // caller's onProgress or an observer of call_progress events, or maxTotalTimeoutMs, which it
-        // pushes back. Asked for with nobody listening, it costs the server work for nothing.
-        ...(onprogress ? { onprogress } : {}),
-        ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
-      };
-      // The SDK's callTool is needed only to mirror arguments into headers (SEP-2243, 2026-07-28 over
-      // HTTP). Everywhere else the request goes out as it would, its result checked once by
-      // CALL_TOOL_RESULT and the output schema by the pipeline: the SDK's zod parse, response-cache
-      // lookups and output validator were a quarter of the client's CPU per call.
-      const mirrored = traceMeta !== undefined && session.transportKind === "http" && plan.mirrored.has(tool);
-      if (!mirrored) {
-        return await client.request({ method: "tools/call", params }, CALL_TOOL_RESULT, requestOptions);
-      }
-      return (await client.callTool(params, requestOptions)) as CallToolResult;
-    } catch (error) {
-      // An expired Streamable HTTP session: the request never ran. A new session starts now, and the
-      // caller's retry (the request was not sent) waits for it.
-      if (session.transportKind === "http" && httpStatusOf(error) === 404 && this.#status === "ready") {
-        this.#log.info({}, "the server no longer knows the session (HTTP 404); starting a new one");
-        this.#lost(session);
-        throw new SwitchyardError(
-          "SERVER_UNAVAILABLE",
-          `server ${this.name} no longer knows its session; a new one is being started for ${tool}`,
-          { server: this.name, tool, cause: error, delivery: "not_sent", serverFault: false, incident },
-        );
-      }
-      throw this.#callError(error, tool, timeoutMs, options.signal, incident);
-    }
-  }
-
-  /**
-   * Read one resource (`resources/read`): exactly one attempt, after waiting through a restart if one
-   * is under way; failures come back classified, as for tool calls.
-   * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `SERVER_ERROR`, …
-   */
-  readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.#request(`resources/read ${uri}`, (client, o) => client.readResource({ uri }, o), options);
-  }
-
-  /** Get one prompt's messages (`prompts/get`) by the server's own name: exactly one attempt. */
-  getPrompt(name: string, args: Record<string, string>, options: CallOptions = {}): Promise<GetPromptResult> {
-    return this.#request(
-      `prompts/get ${name}`,
-      (client, o) => client.getPrompt({ name, arguments: args }, o),
-      options,
-    );
-  }
-
-  /**
-   * Subscribe to a resource's updates (`resources/subscribe`); they come through `onResourceUpdated`.
-   * A restart subscribes again.
-   * @throws SwitchyardError `CAPABILITY_MISSING` (`capability: "resources.subscribe"`) when the server
-   *   does not offer subscriptions; else as {@link readResource}.
-   */
-  async subscribeResource(uri: string, options: CallOptions = {}): Promise<void> {
-    await this.#request(
-      `resources/subscribe ${uri}`,
-      async (client, o) => {
-        if (client.getServerCapabilities()?.resources?.subscribe !== true) {
-          throw new SwitchyardError(
-            "CAPABILITY_MISSING",
-            `server ${this.name} does not offer resource subscriptions (resources.subscribe); ${uri} cannot be watched`,
-            { server: this.name, capability: "resources.subscribe", delivery: "final", serverFault: false },
-          );
-        }
-        if (client.getDiscoverResult() !== undefined)
-          return this.#listen(client, [...this.#subscribed, uri], o);
-        return client.subscribeResource({ uri }, o);
-      },
-      options,
-    );
-    this.#subscribed.add(uri);
-  }
-
-  /**
-   * The 2026-07-28 revision has no `resources/subscribe`: one `subscriptions/listen` stream carries
-   * every subscribed URI. It is opened anew for a new set, then the old one is closed.
-   */
-  async #listen(client: Client, uris: string[], options: RequestOptions = {}): Promise<void> {
-    const previous = this.#listening;
-    this.#listening = uris.length ? await client.listen({ resourceSubscriptions: uris }, options) : undefined;
-    await previous?.close().catch(() => {});
-  }
-
-  /** Stop a resource's updates (`resources/unsubscribe`). */
-  async unsubscribeResource(uri: string, options: CallOptions = {}): Promise<void> {
-    if (!this.#subscribed.delete(uri)) return;
-    if (this.#status !== "ready") return; // nothing to tell a server that is not there
-    await this.#request(
-      `resources/unsubscribe ${uri}`,
-      async (client, o) => {
-        if (client.getDiscoverResult() !== undefined) return this.#listen(client, [...this.#subscribed], o);
-        return client.unsubscribeResource({ uri }, o);
-      },
-      options,
-    );
-  }
-
-  /** One request other than a tool call: one attempt, classified failures without a `tool`. */
-  async #request<T>(
-    request: string,
-    run: (client: Client, options: RequestOptions) => Promise<T>,
-    options: CallOptions,
-  ): Promise<T> {
-    // Its span (MCP client span): `resources/read`, `prompts/get <prompt>`, … with the URI or prompt.
-    const space = request.indexOf(" ");
-    const method = space < 0 ? request : request.slice(0, space);
-    const target = space < 0 ? undefined : request.slice(space + 1);
-    const span = startSpan(method === "prompts/get" ? request : method, {
-      kind: SpanKind.CLIENT,
-      attributes: () => ({
-        "mcp.method.name": method,
-        ...(target && method.startsWith("resources/") ? { "mcp.resource.uri": target } : {}),
-        ...(target && method === "prompts/get" ? { "gen_ai.prompt.name": target } : {}),
-        "switchyard.server": this.name,
-      }),
-    });
-    try {
-      const result = await inSpan(span, () => this.#requestOnce(request, run, options));
-      span.end();
-      return result;
-    } catch (error) {
-      endSpan(span, error);
-      throw error;
-    }
-  }
-
-  async #requestOnce<T>(
-    request: string,
-    run: (client: Client, options: RequestOptions) => Promise<T>,
-    options: CallOptions,
-  ): Promise<T> {
-    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
-    let incident = this.#incident();
-    try {
-      await this.#ready(request, options.signal);
-      const session = this.#session!;
-      incident = this.#incident();
-      return await run(session.client!, {
-        timeout: timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-    } catch (error) {
-      const failure = toRequestError(error, {
-        server: this.name,
-        request,
-        timeoutMs,
-        signal: options.signal,
-        incident,
-        unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
-      });
-      if (failure.code === "SERVER_UNAVAILABLE" && this.#session && isRefused(error))
-        this.#lost(this.#session);
-      throw failure;
-    }
-  }
-
-  /** Subscribe again, after a restart or reconnect, to what was subscribed to before. */
-  #resubscribe(): void {
-    const client = this.#session?.client;
-    this.#listening = undefined; // it went with the old session
-    if (!client || !this.offersSubscriptions || this.#subscribed.size === 0) return;
-    if (client.getDiscoverResult() !== undefined) {
-      this.#listen(client, [...this.#subscribed]).catch((error: unknown) =>
-        this.#log.warn({}, `could not subscribe again: ${messageOf(error)}`),
-      );
-      return;
-    }
-    for (const uri of this.#subscribed) {
-      client
-        .subscribeResource({ uri })
-        .catch((error: unknown) => this.#log.warn({ uri }, `could not subscribe again: ${messageOf(error)}`));
-    }
-  }
-
-  /** Tell the hooks of every list the server has, after a restart or a reconnect. */
-  #listsChanged(): void {
-    this.#hooks.onToolsChanged?.(this.name, this.#tools);
-    this.#hooks.onResourcesChanged?.(this.name, this.#resources, this.#resourceTemplates);
-    this.#hooks.onPromptsChanged?.(this.name, this.#prompts);
-    this.#resubscribe();
-  }
-
-  /**
-   * Ask the server whether it is alive: a `ping`, or `server/discover` on the 2026-07-28 revision
-   * (which has no `ping`).
-   * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
-   */
-  async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
-    await this.#ready("ping");
-    const incident = this.#incident();
-    const client = this.#session!.client!;
-    try {
-      // The 2026-07-28 revision has no `ping`: there `server/discover` is the harmless question.
-      if (client.getDiscoverResult() !== undefined) await client.discover({ timeout: timeoutMs });
-      else await client.ping({ timeout: timeoutMs });
-    } catch (error) {
-      throw this.#callError(error, "ping", timeoutMs, undefined, incident);
-    }
-  }
-
-  /**
    * Connect again from scratch: a server that failed (at startup, or after its restarts ran out) — or,
-   * with `failedOnly: false`, a ready one too — gets a new process or session, a handshake and its tool
-   * list. Never throws; disabled and closed servers are left alone.
+   * with `failedOnly: false`, a ready one too — gets a new process or session, a handshake and its
+   * lists. Never throws; disabled and closed servers are left alone.
    */
   async reconnect(options: { failedOnly?: boolean; signal?: AbortSignal } = {}): Promise<void> {
     const failedOnly = options.failedOnly ?? true;
@@ -680,12 +372,9 @@ export class ServerConnection {
     this.#negotiated = undefined; // from scratch: the server may have been upgraded meanwhile
     const failure = await this.#open(options.signal);
     if ((this.#status as ServerStatus) !== "connecting") return;
-    if (failure) {
-      this.#fail(failure, `failed to reconnect: ${failure}`);
-      return;
-    }
+    if (failure) return this.#fail(failure, `failed to reconnect: ${failure}`);
     this.#becomeReady(true);
-    this.#log.info({ ms: this.#connectMs, tools: this.#tools.length, wasReady }, "reconnected");
+    this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length, wasReady }, "reconnected");
     this.#listsChanged();
     this.#startHealthChecks();
   }
@@ -709,10 +398,11 @@ export class ServerConnection {
         logger: this.#log,
         ...(this.#hooks.wire ? { wire: this.#hooks.wire } : {}),
         onNoise: (line) => this.#noise(line),
-        onToolsChanged: (error, tools) => this.#toolsChanged(session, error, tools),
         onLost: () => this.#lost(session),
-        onResourcesChanged: (error, lists) => this.#resourcesChanged(session, error, lists),
-        onPromptsChanged: (error, prompts) => this.#promptsChanged(session, error, prompts),
+        onToolsChanged: (error, tools) => this.#listChanged(session, "tools", error, tools && { tools }),
+        onResourcesChanged: (error, lists) => this.#listChanged(session, "resources", error, lists),
+        onPromptsChanged: (error, prompts) =>
+          this.#listChanged(session, "prompts", error, prompts && { prompts }),
         onResourceUpdated: (uri) => {
           if (session === this.#session) this.#hooks.onResourceUpdated?.(this.name, uri);
         },
@@ -724,10 +414,12 @@ export class ServerConnection {
     this.#generation += 1;
     try {
       await session.open(signal);
-      this.#tools = session.tools;
-      this.#resources = session.resources;
-      this.#resourceTemplates = session.resourceTemplates;
-      this.#prompts = session.prompts;
+      this.#lists = {
+        tools: session.tools,
+        resources: session.resources,
+        resourceTemplates: session.resourceTemplates,
+        prompts: session.prompts,
+      };
       this.#connectMs = session.connectMs;
       this.#negotiated = negotiationFor(session.client?.getNegotiatedProtocolVersion());
       this.#needsAuth = false;
@@ -742,26 +434,6 @@ export class ServerConnection {
   /** The incident a failure in the server's current life belongs to. */
   #incident(): string {
     return `${this.name}#${this.#generation}`;
-  }
-
-  #callError(
-    error: unknown,
-    tool: string,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    incident: string,
-  ): SwitchyardError {
-    const failure = toCallError(error, {
-      server: this.name,
-      tool,
-      timeoutMs,
-      signal,
-      incident,
-      unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
-    });
-    // A remote HTTP server has no process to watch: a server that refuses connections is lost.
-    if (failure.code === "SERVER_UNAVAILABLE" && this.#session && isRefused(error)) this.#lost(this.#session);
-    return failure;
   }
 
   /** The server was lost: restart it within the limits, or give up and mark it failed. */
@@ -792,7 +464,7 @@ export class ServerConnection {
         return;
       }
       await this.#session?.close();
-      // Not unref'd: callers may be waiting for this restart, and nothing else may keep the process up.
+      // Not unref'd: requests may be waiting for this restart, and nothing else may keep the process up.
       await delay(backoffMs * 2 ** this.#restartsInRow, undefined, { signal: this.#lifetime.signal }).catch(
         () => {},
       );
@@ -817,6 +489,41 @@ export class ServerConnection {
     }
   }
 
+  /** Tell the hooks of every list the server has, and subscribe again, after a new life began. */
+  #listsChanged(): void {
+    const { tools, resources, resourceTemplates, prompts } = this.#lists;
+    this.#hooks.onToolsChanged?.(this.name, tools);
+    this.#hooks.onResourcesChanged?.(this.name, resources, resourceTemplates);
+    this.#hooks.onPromptsChanged?.(this.name, prompts);
+    const client = this.#session?.client;
+    if (client) this.#subscriptions.resubscribe(client, this.#log);
+  }
+
+  /** A list the server said changed was listed again (or could not be): keep it and tell the hooks. */
+  #listChanged(
+    session: ServerSession,
+    list: "tools" | "resources" | "prompts",
+    error: Error | null,
+    lists: Partial<ServerLists> | null,
+  ): void {
+    if (this.#status !== "ready" || session !== this.#session) return;
+    if (error || !lists) {
+      this.#log.warn(
+        {},
+        `could not list ${list} again after list_changed: ${error ? error.message : "none"}`,
+      );
+      return;
+    }
+    this.#lists = { ...this.#lists, ...lists };
+    this.#log.info(
+      { [list]: this.#lists[list].length },
+      `${list === "tools" ? "tool" : list.slice(0, -1)} list changed`,
+    );
+    if (list === "tools") this.#hooks.onToolsChanged?.(this.name, this.#lists.tools);
+    else if (list === "prompts") this.#hooks.onPromptsChanged?.(this.name, this.#lists.prompts);
+    else this.#hooks.onResourcesChanged?.(this.name, this.#lists.resources, this.#lists.resourceTemplates);
+  }
+
   #becomeReady(recovered = false): void {
     this.#upSince = Date.now();
     this.#setStatus("ready", recovered);
@@ -836,7 +543,7 @@ export class ServerConnection {
     this.#hooks.onStatus?.(this.name, status, recovered);
   }
 
-  /** Wake the calls waiting for a restart: it is over, one way or the other. */
+  /** Wake the requests waiting for a restart: it is over, one way or the other. */
   #restartDone(): void {
     this.#restartOver?.resolve();
     this.#restartOver = undefined;
@@ -870,64 +577,26 @@ export class ServerConnection {
       "the server prints non-JSON-RPC lines on stdout; they are skipped (servers should log to stderr)",
     );
   }
-
-  #toolsChanged(session: ServerSession, error: Error | null, tools: Tool[] | null): void {
-    if (this.#status !== "ready" || session !== this.#session) return;
-    if (error || !tools) {
-      this.#log.warn({}, `could not refresh tools after list_changed: ${error ? error.message : "no tools"}`);
-      return;
-    }
-    this.#tools = tools;
-    this.#log.info({ tools: tools.length }, "tool list changed");
-    this.#hooks.onToolsChanged?.(this.name, tools);
-  }
-
-  #resourcesChanged(
-    session: ServerSession,
-    error: Error | null,
-    lists: { resources: Resource[]; resourceTemplates: ResourceTemplateType[] } | null,
-  ): void {
-    if (this.#status !== "ready" || session !== this.#session) return;
-    if (error || !lists) {
-      this.#log.warn({}, `could not refresh resources after list_changed: ${error ? error.message : "none"}`);
-      return;
-    }
-    this.#resources = lists.resources;
-    this.#resourceTemplates = lists.resourceTemplates;
-    this.#log.info({ resources: lists.resources.length }, "resource list changed");
-    this.#hooks.onResourcesChanged?.(this.name, lists.resources, lists.resourceTemplates);
-  }
-
-  #promptsChanged(session: ServerSession, error: Error | null, prompts: Prompt[] | null): void {
-    if (this.#status !== "ready" || session !== this.#session) return;
-    if (error || !prompts) {
-      this.#log.warn({}, `could not refresh prompts after list_changed: ${error ? error.message : "none"}`);
-      return;
-    }
-    this.#prompts = prompts;
-    this.#log.info({ prompts: prompts.length }, "prompt list changed");
-    this.#hooks.onPromptsChanged?.(this.name, prompts);
-  }
 }
 
-/** Progress nobody asked to see (the token still goes out, so servers may report it). */
-function ignoreProgress(): void {}
+/** `tools/call orders_lookup`, `prompts/get summary`, `resources/read`: an attempt's span name. */
+function spanName(request: ServerRequest): string {
+  if (request.method === "tools/call") return `tools/call ${request.tool}`;
+  if (request.method === "prompts/get") return `prompts/get ${request.prompt}`;
+  return request.method;
+}
 
-function forwardProgress(onProgress: (progress: CallProgress) => void) {
-  return ({
-    progress,
-    total,
-    message,
-  }: {
-    progress: number;
-    total?: number | undefined;
-    message?: string | undefined;
-  }) =>
-    onProgress({
-      progress,
-      ...(total !== undefined ? { total } : {}),
-      ...(message !== undefined ? { message } : {}),
-    });
+function spanAttributes(request: ServerRequest, server: string): Record<string, string> {
+  const attributes: Record<string, string> = {
+    "mcp.method.name": request.method,
+    "switchyard.server": server,
+  };
+  if (request.method === "tools/call") {
+    attributes["gen_ai.operation.name"] = "execute_tool";
+    attributes["gen_ai.tool.name"] = request.tool;
+  } else if (request.method === "prompts/get") attributes["gen_ai.prompt.name"] = request.prompt;
+  else if ("uri" in request) attributes["mcp.resource.uri"] = request.uri;
+  return attributes;
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

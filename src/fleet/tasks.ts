@@ -14,7 +14,7 @@ import {
 } from "../config/defaults.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
-import type { CallOptions, CallProgress } from "./connection.js";
+import type { AttemptOptions, CallProgress } from "./requests.js";
 import { forwardGet } from "./tap-transport.js";
 
 /**
@@ -50,8 +50,9 @@ export function taskCallsUnavailable(client: Client): string | undefined {
   return undefined;
 }
 
-export interface TaskCallOptions extends CallOptions {
-  timeoutMs: number;
+export interface TaskCallOptions extends AttemptOptions {
+  /** Each progress notification of the task, through its whole life. */
+  onProgress?: (progress: CallProgress) => void;
 }
 
 const TERMINAL = new Set<Task["status"]>(["completed", "failed", "cancelled"]);

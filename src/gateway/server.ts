@@ -16,6 +16,7 @@ import { callFailure, protocolError } from "./errors.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { ClientSubscriptions } from "./subscriptions.js";
+import { asAsked, servedResources, servedTemplates } from "./uris.js";
 
 /** What every server instance of one gateway shares. */
 export interface GatewayParts {
@@ -40,6 +41,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       tools: { listChanged: true },
       resources: { listChanged: true, subscribe: true },
       prompts: { listChanged: true },
+      completions: {},
       logging: {},
     },
   });
@@ -68,41 +70,51 @@ export function buildGatewayServer(parts: GatewayParts): Server {
     return callRound({ yard, relay, server, ctx, identity, name, args, request });
   });
 
-  server.setRequestHandler("resources/list", () => ({
-    resources: yard.resources().map(({ server: from, ...resource }) => ({ ...resource, _meta: meta(from) })),
+  server.setRequestHandler("resources/list", (_request, ctx) => ({
+    resources: servedResources(yard.resources({ identity: identityOf(ctx) })).map(
+      ({ server: from, ...resource }) => ({
+        ...resource,
+        _meta: meta(from),
+      }),
+    ),
   }));
-  server.setRequestHandler("resources/templates/list", () => ({
-    resourceTemplates: yard
-      .resourceTemplates()
-      .map(({ server: from, ...template }) => ({ ...template, _meta: meta(from) })),
+  server.setRequestHandler("resources/templates/list", (_request, ctx) => ({
+    resourceTemplates: servedTemplates(yard.resourceTemplates({ identity: identityOf(ctx) })).map(
+      ({ server: from, ...template }) => ({ ...template, _meta: meta(from) }),
+    ),
   }));
   server.setRequestHandler("resources/read", async (request, ctx) => {
+    const { uri } = request.params;
     try {
-      const read = await yard.readResource(request.params.uri, { signal: ctx.mcpReq.signal });
-      return { contents: read.contents };
+      const read = await yard.readResource(uri, { signal: ctx.mcpReq.signal, identity: identityOf(ctx) });
+      return { contents: asAsked(uri, read.contents) };
     } catch (error) {
       throw protocolError(error);
     }
   });
-  const subscriptions = new ClientSubscriptions(
-    yard,
-    (uri) => void server.sendResourceUpdated({ uri }).catch(() => {}),
-  );
-  server.onclose = () => void subscriptions.close();
-  server.setRequestHandler("resources/subscribe", async (request) => {
+  // One client's subscriptions: the identity of the connection that made them (stdio, a 2025 session).
+  let subscriptions: ClientSubscriptions | undefined;
+  const subscriptionsOf = (ctx: ServerContext) =>
+    (subscriptions ??= new ClientSubscriptions(
+      yard,
+      identityOf(ctx),
+      (uri) => void server.sendResourceUpdated({ uri }).catch(() => {}),
+    ));
+  server.onclose = () => void subscriptions?.close();
+  server.setRequestHandler("resources/subscribe", async (request, ctx) => {
     try {
-      await subscriptions.subscribe(request.params.uri);
+      await subscriptionsOf(ctx).subscribe(request.params.uri);
       return {};
     } catch (error) {
       throw protocolError(error);
     }
   });
-  server.setRequestHandler("resources/unsubscribe", async (request) => {
-    await subscriptions.unsubscribe(request.params.uri);
+  server.setRequestHandler("resources/unsubscribe", async (request, ctx) => {
+    await subscriptionsOf(ctx).unsubscribe(request.params.uri);
     return {};
   });
-  server.setRequestHandler("prompts/list", () => ({
-    prompts: yard.prompts().map((prompt) => ({
+  server.setRequestHandler("prompts/list", (_request, ctx) => ({
+    prompts: yard.prompts({ identity: identityOf(ctx) }).map((prompt) => ({
       name: prompt.name,
       ...(prompt.title !== undefined ? { title: prompt.title } : {}),
       description: prompt.description,
@@ -114,10 +126,36 @@ export function buildGatewayServer(parts: GatewayParts): Server {
     try {
       const got = await yard.getPrompt(request.params.name, request.params.arguments ?? {}, {
         signal: ctx.mcpReq.signal,
+        identity: identityOf(ctx),
       });
       return {
         ...(got.description !== undefined ? { description: got.description } : {}),
         messages: got.messages,
+      };
+    } catch (error) {
+      throw protocolError(error);
+    }
+  });
+  server.setRequestHandler("completion/complete", async (request, ctx) => {
+    const { ref, argument, context } = request.params;
+    try {
+      const completed = await yard.complete(
+        ref.type === "ref/prompt"
+          ? { type: "ref/prompt", name: ref.name }
+          : { type: "ref/resource", uri: ref.uri },
+        argument,
+        {
+          signal: ctx.mcpReq.signal,
+          identity: identityOf(ctx),
+          ...(context?.arguments ? { context: { arguments: context.arguments } } : {}),
+        },
+      );
+      return {
+        completion: {
+          values: completed.values,
+          ...(completed.total !== undefined ? { total: completed.total } : {}),
+          ...(completed.hasMore !== undefined ? { hasMore: completed.hasMore } : {}),
+        },
       };
     } catch (error) {
       throw protocolError(error);

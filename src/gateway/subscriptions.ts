@@ -1,22 +1,26 @@
 import { isSwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
+import type { Identity } from "../telemetry/audit.js";
 
 /**
  * One client's resource subscriptions (`resources/subscribe`, 2025 revisions): each URI subscribed on
- * the server that lists it (`yard.subscribeResource`), its updates passed to `onUpdated`. A URI no
+ * the server that lists it (`yard.subscribeResource`, for the client's identity: the policy decides
+ * each), its updates passed to `onUpdated`. A URI no
  * server lists now — its server is down, or not yet listing it — is kept, and subscribed once a server
  * lists it. Closed with the client's connection.
  */
 export class ClientSubscriptions {
   readonly #yard: Switchyard;
+  readonly #identity: Identity;
   readonly #onUpdated: (uri: string) => void;
   /** URI → the function that ends its subscription upstream, or `undefined` while it waits for a server. */
   readonly #uris = new Map<string, (() => Promise<void>) | undefined>();
   #stopWatching: (() => void) | undefined;
   #closed = false;
 
-  constructor(yard: Switchyard, onUpdated: (uri: string) => void) {
+  constructor(yard: Switchyard, identity: Identity, onUpdated: (uri: string) => void) {
     this.#yard = yard;
+    this.#identity = identity;
     this.#onUpdated = onUpdated;
   }
 
@@ -48,7 +52,10 @@ export class ClientSubscriptions {
 
   async #try(uri: string): Promise<void> {
     try {
-      const end = await this.#yard.subscribeResource(uri, (update) => this.#onUpdated(update.uri));
+      // Updates name the URI as this client subscribed to it (qualified or not).
+      const end = await this.#yard.subscribeResource(uri, () => this.#onUpdated(uri), {
+        identity: this.#identity,
+      });
       if (this.#closed || !this.#uris.has(uri)) return void (await end());
       this.#uris.set(uri, end);
     } catch (error) {

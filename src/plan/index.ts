@@ -13,7 +13,6 @@ export {
 } from "./plan.js";
 export {
   describeStepError,
-  type PlanCallOptions,
   type PlanEvent,
   type PlanHost,
   type PlanResult,

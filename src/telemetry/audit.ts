@@ -22,11 +22,13 @@ export interface AuditEntry {
   kind: AuditKind;
   identity?: Identity;
   server?: string;
-  /** The tool's own name on its server. */
+  /** The server's own name of what was asked: the tool's or the prompt's, or the resource's URI. */
   tool?: string;
-  /** The catalog name. */
+  /** The catalog name (a tool, a prompt), or a resource's URI. */
   name?: string;
-  /** The call's arguments, already redacted. */
+  /** The MCP method of a request other than a tool call (`resources/read`, `prompts/get`, …). */
+  method?: string;
+  /** The request's arguments, already redacted. */
   arguments?: unknown;
   /**
    * `decision`: `allow`, `deny` or `approval_required`; `approval`: `approved` or `refused`; `call`:

@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 
 /** Why a failed call failed, as records and events carry it. */
 export interface RecordedError {
-  /** A `SwitchyardError` code, `TOOL_ERROR` (the tool answered `isError`), or `REFUSED` (a guard). */
+  /**
+   * A `SwitchyardError` code, `TOOL_ERROR` (the tool answered `isError`), or a run's own refusal
+   * (`REFUSED` by an agent's guard; `SKIPPED`, `UNRESOLVED_REFERENCE` in a plan).
+   */
   code: string;
   message: string;
 }
@@ -13,16 +16,21 @@ export interface TokenUsage {
   output: number;
 }
 
-/** One tool call, as runs record it and events report it. */
+/**
+ * One request a server was asked (or that was refused on the way), as runs record it and events report
+ * it: a tool call, or — with `method` — a resource read or subscription, a prompt, a completion.
+ */
 export interface CallRecord {
   /** The call's id: the model's `tool_call_id` in an agent run, the step id in a plan, else generated. */
   id: string;
   /** The run the call belongs to; absent for a plain `callTool`. */
   runId?: string;
-  /** The catalog name called. */
+  /** The catalog name called (a tool's, a prompt's), or a resource's URI. */
   name: string;
+  /** The MCP method of a request that is not a tool call (`resources/read`, `prompts/get`, …). */
+  method?: string;
   server?: string;
-  /** The tool's own name on its server. */
+  /** The server's own name of what was asked: the tool's or the prompt's, or the URI. */
   tool?: string;
   ok: boolean;
   /** Milliseconds, to a hundredth. */
@@ -103,6 +111,8 @@ export type SwitchyardEvent =
       step?: number;
       id: string;
       name: string;
+      /** As in {@link CallRecord}: the method of a request that is not a tool call. */
+      method?: string;
       server?: string;
       tool?: string;
       arguments: string;

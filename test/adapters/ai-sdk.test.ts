@@ -2,7 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs, streamText } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activeToolsFor, aiSdkTools, routedStep } from "../../src/adapters/ai-sdk.js";
-import type { CallToolOptions, Switchyard, SwitchyardEvent } from "../../src/index.js";
+import type { RequestInput, Switchyard, SwitchyardEvent } from "../../src/index.js";
 import { type ReceivedRequest, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { exampleFleet } from "./fleet.js";
 
@@ -117,15 +117,15 @@ describe("switchyard/ai-sdk", () => {
     });
   });
 
-  it("passes the step's abortSignal and toolCallId to callTool as the call's signal and id", async () => {
-    const seen: Array<{ name: string; options: CallToolOptions | undefined }> = [];
-    // The same Switchyard, its callTool watched on the way in.
+  it("passes the step's abortSignal and toolCallId to the pipeline as the call's signal and id", async () => {
+    const seen: RequestInput[] = [];
+    // The same Switchyard, its requests watched on the way in.
     const watched = new Proxy(yard, {
       get(target, key) {
-        if (key === "callTool")
-          return (name: string, args: unknown, options?: CallToolOptions) => {
-            seen.push({ name, options });
-            return target.callTool(name, args, options);
+        if (key === "request")
+          return (input: RequestInput) => {
+            seen.push(input);
+            return target.request(input);
           };
         const value = Reflect.get(target, key, target);
         return typeof value === "function" ? value.bind(target) : value;
@@ -141,8 +141,8 @@ describe("switchyard/ai-sdk", () => {
     } as never);
     expect(String(output)).toContain("landmark");
     expect(seen).toHaveLength(1);
-    expect(seen[0]!.options?.signal).toBe(controller.signal);
-    expect(seen[0]!.options?.callId).toBe("call-7");
+    expect(seen[0]!.signal).toBe(controller.signal);
+    expect(seen[0]!.callId).toBe("call-7");
   });
 
   it("routes with prepareStep: each step offers the router's pick as activeTools", async () => {

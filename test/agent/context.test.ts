@@ -362,7 +362,9 @@ describe("local tools", () => {
       {
         role: "tool",
         tool_call_id: "t2",
-        content: expect.stringMatching(/^\[tool what_time → invalid arguments\]\nwhat_time: .*zone/),
+        content: expect.stringMatching(
+          /^\[tool what_time → invalid arguments\]\ninvalid arguments for what_time: .*zone/,
+        ),
       },
     ]);
     expect(result.calls.map((c) => [c.id, c.server, c.tool, c.ok])).toEqual([

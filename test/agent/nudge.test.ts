@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type AgentConfig, createAgent, DEFAULT_SYSTEM_PROMPT, Switchyard } from "../../src/index.js";
+import { type AgentConfig, createAgent, DEFAULT_SYSTEM_PROMPT, Switchyard } from "../../src/internal.js";
 import {
   type ReceivedRequest,
   type ScriptedOpenAIServer,

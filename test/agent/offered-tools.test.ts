@@ -89,14 +89,18 @@ describe("a tool the model was not offered", () => {
     const told = server.requests[1]!.messages.find((m) => m.role === "tool") as { content: string };
     expect(told.content).toMatch(/^\[tool memory_create_entities → refused\]\n/);
     expect(told.content).toContain(`The tools offered at this step are: ${first.join(", ")}.`);
-    // Never sent: no tools/call on the wire, nothing stored, and the host heard of it once, refused.
+    // Never sent: no tools/call on the wire, nothing stored, and the host heard of it once: started,
+    // then refused (the pipeline records every call, the refused ones too).
     expect(sent("create_entities")).toHaveLength(0);
     expect((await graph()).entities).toEqual([]);
     const heard = hostEvents.filter(
       (e) => (e.type === "call_started" || e.type === "call_finished") && e.name === "memory_create_entities",
     );
-    expect(heard).toEqual([expect.objectContaining({ type: "call_finished", ok: false })]);
-    expect(heard[0]).toMatchObject({ error: { code: "REFUSED" } });
+    expect(heard).toEqual([
+      expect.objectContaining({ type: "call_started" }),
+      expect.objectContaining({ type: "call_finished", ok: false }),
+    ]);
+    expect(heard[1]).toMatchObject({ error: { code: "REFUSED" } });
   });
 
   it("is offered at the next step once asked for, with its schema, and runs then", async () => {

@@ -1,8 +1,8 @@
 // What a scripted model server received, read back for context tests: counted with the model's
 // tokenizer, and checked for tool messages that lost their assistant message.
 import { expect } from "vitest";
+import { tokenCounterFor } from "../../src/context/tokens.js";
 import type { ChatMessage } from "../../src/index.js";
-import { tokenCounterFor } from "../../src/index.js";
 import type { ReceivedRequest } from "../../src/testing/index.js";
 
 /** An OpenAI model name, so that tokens are counted exactly (the agent and the test count alike). */

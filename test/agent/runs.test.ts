@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { LAST_STEP_NOTE } from "../../src/agent/run.js";
 import {
   Agent,
   type AgentEvent,
-  LAST_STEP_NOTE,
   OpenAIChatModel,
   Switchyard,
   type SwitchyardEvent,
@@ -144,15 +144,16 @@ describe("an agent run's records and events", () => {
       },
     ]);
 
-    // The host's observers hear the run once: the call that reached callTool from the pipeline (with
-    // the agent's run id and the model's tool_call_id), the call the agent refused from the agent.
+    // The host's observers hear each call once, from the pipeline (with the agent's run id and the
+    // model's tool_call_id): the one that reached the server, and the one refused before it.
     const calls = hostEvents.filter((e) => e.type === "call_started" || e.type === "call_finished");
     expect(calls.map((e) => [e.type, e.id, e.runId].join(" ")).sort()).toEqual([
       `call_finished broken ${runId}`,
       `call_finished sum ${runId}`,
+      `call_started broken ${runId}`,
       `call_started sum ${runId}`,
     ]);
-    expect(calls.find((e) => e.type === "call_started")).toMatchObject({
+    expect(calls.find((e) => e.type === "call_started" && e.id === "sum")).toMatchObject({
       step: 1,
       name: "a_add",
       server: "a",

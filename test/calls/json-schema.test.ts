@@ -1,7 +1,7 @@
 // Tool schemas are checked by the Ajv the MCP SDK bundles; the `ajv` package's 2020-12 engine is loaded
 // only for a schema that uses a keyword the classic engine does not know, and then enforces it. Each case
-// runs in a fresh process, on the package as built (dist/), where nothing else could have loaded the
-// package.
+// runs in a fresh process, on the module itself (src/, through tsx), where nothing else could have loaded
+// the package.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
@@ -17,13 +17,13 @@ interface Outcome {
 async function check(schema: object, ...args: unknown[]): Promise<Outcome> {
   const script = `
     import { createRequire } from "node:module";
-    const { validateArguments } = await import(${JSON.stringify(`${ROOT}dist/index.js`)});
+    const { validateArguments } = await import(${JSON.stringify(`${ROOT}src/calls/validate.ts`)});
     const schema = ${JSON.stringify(schema)};
     const results = ${JSON.stringify(args)}.map((args) => validateArguments(schema, args));
     const loaded = Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes("/node_modules/ajv/"));
     console.log(JSON.stringify({ results, loaded }));
   `;
-  const { stdout } = await run(NODE, ["--input-type=module", "-e", script], {
+  const { stdout } = await run(NODE, ["--import", "tsx/esm", "--input-type=module", "-e", script], {
     cwd: ROOT,
     timeout: 30_000,
   });

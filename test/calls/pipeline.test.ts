@@ -8,6 +8,7 @@ import {
   isSwitchyardError,
   Switchyard,
   type SwitchyardEvent,
+  type ToolResult,
   type WireRecord,
 } from "../../src/index.js";
 import { failureOf, NODE, ROOT, SDK_SERVER, sdk, waitFor } from "../helpers.js";
@@ -270,7 +271,9 @@ describe("interceptors and events", () => {
       },
       after(call, result) {
         seen.push(`after ${call.name}`);
-        return call.args.text === "SHOUT" ? { ...result, text: `${result.text}!` } : undefined;
+        if (call.kind !== "tool") return undefined;
+        const tool = result as ToolResult;
+        return call.args.text === "SHOUT" ? { ...tool, text: `${tool.text}!` } : undefined;
       },
       onError(call, error) {
         seen.push(`error ${call.name} ${error.code}`);

@@ -2,19 +2,19 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { syncRouter } from "../../src/agent/route-tools.js";
+import { isUnder } from "../../src/calls/policy-rules.js";
 import {
   Agent,
   type ApprovalRequest,
   type AuditEntry,
   type Identity,
   isSwitchyardError,
-  isUnder,
   OpenAIChatModel,
   type PolicyRule,
   routerFor,
   Switchyard,
   type SwitchyardOptions,
-  syncRouter,
   ToolSearch,
 } from "../../src/index.js";
 import { parsePlan, runPlan } from "../../src/plan/index.js";

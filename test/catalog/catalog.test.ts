@@ -1,8 +1,8 @@
 import type { Tool } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { assignToolName, baseToolName } from "../../src/catalog/naming.js";
-import { resolveConfig, TOOL_NAME_PATTERN } from "../../src/index.js";
+import { assignToolName, baseToolName, TOOL_NAME_PATTERN } from "../../src/catalog/naming.js";
+import { resolveConfig } from "../../src/index.js";
 
 const tool = (name: string, description = `does ${name}`): Tool => ({
   name,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_CLI_CANCEL_WAIT_MS } from "../../src/index.js";
+import { DEFAULT_CLI_CANCEL_WAIT_MS } from "../../src/internal.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ReceivedRequest } from "../../src/testing/openai-server.js";
 import type { Script } from "../../src/testing/scripted-reply.js";

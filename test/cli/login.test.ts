@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { oauthStorePath } from "../../src/index.js";
+import { oauthStorePath } from "../../src/internal.js";
 // @ts-expect-error: a JavaScript fixture without types
 import { startOAuthServer } from "../fixtures/oauth-server.mjs";
 import { CLI, NODE, runCli, SDK_SERVER } from "../helpers.js";

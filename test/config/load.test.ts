@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfigFile, resolveConfig, routerOptionsFromConfig } from "../../src/index.js";
+import { loadConfigFile, resolveConfig } from "../../src/index.js";
+import { routerOptionsFromConfig } from "../../src/routing/from-config.js";
 
 function invalid(raw: unknown, env: Record<string, string> = {}) {
   try {

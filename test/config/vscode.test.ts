@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { inputVariable, loadConfigFile, pendingConfigInputs, resolveConfig } from "../../src/index.js";
+import { inputVariable, loadConfigFile, pendingConfigInputs, resolveConfig } from "../../src/internal.js";
 
 function rejection(run: () => unknown): { code: string; message: string; path?: string } {
   try {

@@ -1,20 +1,21 @@
 import { describe, expect, it } from "vitest";
 import {
-  budgetFor,
-  type ChatMessage,
   collapseRepeats,
-  compactionOf,
   contextSettings,
-  extractiveSummary,
   fitActiveContext,
   markToolResult,
-  parseJsonPath,
-  ResultHandles,
+} from "../../src/context/active.js";
+import { budgetFor } from "../../src/context/budget.js";
+import {
+  compactionOf,
+  extractiveSummary,
   roundStarts,
   SUMMARY_HEADING,
   summaryMessage,
-  tokenCounterFor,
-} from "../../src/index.js";
+} from "../../src/context/compact.js";
+import { parseJsonPath } from "../../src/context/handles.js";
+import { tokenCounterFor } from "../../src/context/tokens.js";
+import { type ChatMessage, ResultHandles } from "../../src/internal.js";
 
 const counter = tokenCounterFor("gpt-4o-mini");
 

@@ -139,7 +139,8 @@ describe("token counting", () => {
     const script = `
       import { createRequire } from "node:module";
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes("gpt-tokenizer"));
-      const { tokenCounterFor } = await import(${JSON.stringify(`${ROOT}src/index.ts`)});
+      await import(${JSON.stringify(`${ROOT}src/index.ts`)});
+      const { tokenCounterFor } = await import(${JSON.stringify(`${ROOT}src/context/tokens.ts`)});
       const before = loaded();
       tokenCounterFor("gpt-4o").count("hi");
       console.log(JSON.stringify({ before, after: loaded() }));`;

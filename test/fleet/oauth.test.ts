@@ -11,7 +11,7 @@ import {
   resolveConfig,
   Switchyard,
   type WireRecord,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 // @ts-expect-error: a JavaScript fixture without types
 import { startOAuthServer } from "../fixtures/oauth-server.mjs";
 import { memoryLogger, sdk } from "../helpers.js";

@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { OpenAIChatModel, resolveModel, toModelParameters } from "../../src/index.js";
+import { OpenAIChatModel, resolveModel } from "../../src/index.js";
+import { toModelParameters } from "../../src/models/tool-schema.js";
 import {
   ScriptedModel,
   type ScriptedOpenAIServer,

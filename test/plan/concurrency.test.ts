@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CallToolOptions, Switchyard } from "../../src/index.js";
+import { type RequestInput, Switchyard } from "../../src/index.js";
 import { checkPlan, DEFAULT_PLAN_CONCURRENCY, runPlan } from "../../src/plan/index.js";
 import { sdk } from "../helpers.js";
 
@@ -9,12 +9,12 @@ function counting(yard: Switchyard) {
   let peak = 0;
   const host = new Proxy(yard, {
     get(target, key) {
-      if (key === "callTool")
-        return async (name: string, args: unknown, options?: CallToolOptions) => {
+      if (key === "request")
+        return async (input: RequestInput) => {
           now += 1;
           peak = Math.max(peak, now);
           try {
-            return await target.callTool(name, args, options);
+            return await target.request(input);
           } finally {
             now -= 1;
           }

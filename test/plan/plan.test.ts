@@ -182,13 +182,13 @@ describe("running a plan", () => {
       ["missing", runId, false, "UNRESOLVED_REFERENCE"],
       ["sum", runId, true, undefined],
     ]);
-    // Steps that reached the pipeline were reported by it, once; the plan reported the others.
+    // Every step was reported by the pipeline, once: those that could not run too, refused there.
     expect(
       seen
         .filter((e) => e.type === "call_started")
         .map((e) => e.id)
         .sort(),
-    ).toEqual(["broken", "sum"]);
+    ).toEqual(["after", "broken", "missing", "sum"]);
     expect(result.steps.find((s) => s.id === "missing")!.error!.message).toContain(
       "steps.sum.structured.nope",
     );

@@ -1,15 +1,9 @@
 // One suite for every store: sqlite.test.ts and postgres.test.ts run it against a real database each.
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  AUDIT_GENESIS_HASH,
-  auditHash,
-  canonicalJson,
-  type Store,
-  type SwitchyardEvent,
-  verifyAudit,
-} from "../../src/index.js";
+import { type Store, type SwitchyardEvent, verifyAudit } from "../../src/index.js";
 import type { AuditEntry } from "../../src/telemetry/audit.js";
+import { AUDIT_GENESIS_HASH, auditHash, canonicalJson } from "../../src/telemetry/audit.js";
 import { NODE, ROOT } from "../helpers.js";
 
 /** A store to test, and a way in to its database behind its back. */

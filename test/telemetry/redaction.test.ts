@@ -8,12 +8,12 @@ import {
   loadConfigFile,
   OpenAIChatModel,
   openStore,
-  REDACTED,
   Redactor,
   Switchyard,
   type SwitchyardEvent,
   type WireRecord,
 } from "../../src/index.js";
+import { REDACTED } from "../../src/telemetry/redact.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT, runCli } from "../helpers.js";
 

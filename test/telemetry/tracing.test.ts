@@ -169,12 +169,14 @@ describe("OpenTelemetry traces", () => {
     });
     await yard.getPrompt("t_greet");
     const spans = exporter.getFinishedSpans();
-    expect(spans.map((span) => span.name)).toEqual(["prompts/get greet"]);
+    // The pipeline's span of the request (by its catalog name), and the attempt's client span under it.
+    expect(spans.map((span) => span.name)).toEqual(["prompts/get greet", "prompts/get t_greet"]);
     expect(spans[0]!.attributes).toMatchObject({
       "mcp.method.name": "prompts/get",
       "gen_ai.prompt.name": "greet",
       "switchyard.server": "t",
     });
+    expect(parentOf(spans[0]!)).toBe(spans[1]!.spanContext().spanId);
   });
 
   it("sends no traceparent to a server on an older revision", async () => {

@@ -22,7 +22,7 @@ import {
   type Switchyard,
   type SwitchyardConfig,
   toConversation,
-} from "../../index.js";
+} from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";

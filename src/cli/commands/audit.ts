@@ -3,7 +3,7 @@ import {
   DEFAULT_AUDIT_FOLLOW_INTERVAL_MS,
   DEFAULT_AUDIT_TAIL_ROWS,
   verifyAudit,
-} from "../../index.js";
+} from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_FAILED, EXIT_OK } from "../exit-codes.js";
 import { parseLimit } from "./runs.js";

@@ -1,4 +1,4 @@
-import type { Switchyard } from "../../index.js";
+import type { Switchyard } from "../../internal.js";
 import { readCatalogCache, serverForTool, writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";

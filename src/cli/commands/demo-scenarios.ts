@@ -2,7 +2,7 @@
 // outdoor run, seed 002's heterogeneous pipeline (and its variant with a failing service), seed 001's
 // two servers with clashing tool names. Each runs offline: a plan, or a scripted stand-in for the model
 // where only the agent shows the point, when no model is configured.
-import { defaultAnchor, isSwitchyardError, type ModelProvider, type Switchyard } from "../../index.js";
+import { defaultAnchor, isSwitchyardError, type ModelProvider, type Switchyard } from "../../internal.js";
 import { packageFile } from "../../package-root.js";
 import { loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import { ScriptedModel } from "../../testing/index.js";

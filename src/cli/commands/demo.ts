@@ -6,7 +6,7 @@ import {
   type ModelProvider,
   resolveModel,
   type Switchyard,
-} from "../../index.js";
+} from "../../internal.js";
 import { packageFile } from "../../package-root.js";
 import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";

@@ -1,5 +1,5 @@
-import type { CatalogEntry } from "../../index.js";
-import { closestNames } from "../../index.js";
+import type { CatalogEntry } from "../../internal.js";
+import { closestNames } from "../../internal.js";
 import { readCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { ServerConfig } from "../../index.js";
-import { authorizeServer, closestNames, forgetAuthorization, openInBrowser } from "../../index.js";
+import type { ServerConfig } from "../../internal.js";
+import { authorizeServer, closestNames, forgetAuthorization, openInBrowser } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 

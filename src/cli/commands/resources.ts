@@ -1,4 +1,4 @@
-import type { PromptResult, ResourceContents } from "../../index.js";
+import type { PromptResult, ResourceContents } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";

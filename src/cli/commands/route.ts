@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { type RoutingSection, routerFor } from "../../index.js";
+import { type RoutingSection, routerFor } from "../../internal.js";
 import {
   createStrategy,
   DEFAULT_RANKINGS_LENGTH,

@@ -7,7 +7,7 @@ import {
   type StoredCall,
   type StoredRun,
   type StoredStep,
-} from "../../index.js";
+} from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";

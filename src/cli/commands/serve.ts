@@ -8,7 +8,7 @@ import {
   isLoopbackHost,
   listenHttp,
 } from "../../gateway/index.js";
-import { openWireTrace, Switchyard } from "../../index.js";
+import { openWireTrace, Switchyard } from "../../internal.js";
 import { packageFile } from "../../package-root.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { ServerInfo, SwitchyardConfig } from "../../index.js";
-import { closestNames } from "../../index.js";
+import type { ServerInfo, SwitchyardConfig } from "../../internal.js";
+import { closestNames } from "../../internal.js";
 import { writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";

@@ -1,4 +1,4 @@
-import type { CatalogEntry } from "../../index.js";
+import type { CatalogEntry } from "../../internal.js";
 import { namesStandAlone, readCatalogCache, writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_OK } from "../exit-codes.js";

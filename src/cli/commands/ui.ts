@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { contextWindowFor, openStore, type Store } from "../../index.js";
+import { contextWindowFor, openStore, type Store } from "../../internal.js";
 import { DEFAULT_VIEWER_HOST, startViewer, WireTraceFile } from "../../viewer/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";

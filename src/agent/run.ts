@@ -1,0 +1,532 @@
+import { abortable } from "../abort.js";
+import { DEFAULT_SYSTEM_PROMPT } from "../config/defaults.js";
+import {
+  type ActiveContext,
+  type ContextSettings,
+  fitActiveContext,
+  markToolResult,
+} from "../context/active.js";
+import { type Compaction, compactionOf, summaryMessage } from "../context/compact.js";
+import { ResultHandles, readMoreHint } from "../context/handles.js";
+import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import type { ChatMessage, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
+import { recordedError } from "../telemetry/events.js";
+import { RunSpans } from "../telemetry/tracer.js";
+import type { AgentOptions, AgentResult, OfferedWhy, RunOptions } from "./agent.js";
+import { attachResources } from "./attach.js";
+import {
+  type CallRecord,
+  elapsedMs,
+  type RecordedError,
+  type RunRecord,
+  type StepRecord,
+  type StopReason,
+  type SwitchyardEvent,
+} from "./events.js";
+import type { CallGuard, StopCondition } from "./guards.js";
+import { type LocalTool, type LocalToolState, LocalTools } from "./local-tools.js";
+import type { ToolOffer } from "./offer.js";
+import { type CallOutcomeReport, runToolCall } from "./run-call.js";
+
+/** Added to the system prompt on the last step a run allows (`maxSteps`), when no tools are offered. */
+export const LAST_STEP_NOTE =
+  "This is your last turn: no more tools can be called. Answer now from what you have; say what is " +
+  "missing if you could not find it.";
+
+/** What a call refused on the last step is told (the model was offered no tools, and asked anyway). */
+const NOT_MADE_ON_LAST_STEP =
+  "not made: this was the run's last step (maxSteps), on which no tools can be called.";
+
+/**
+ * Where a run is, and so what it does next (as agents-core's `runner/steps.ts`): choose the tools for a
+ * model turn; ask the model; run the calls it asked for; weigh its answer (one nudge when it answered
+ * before calling anything); stop, with why.
+ */
+type Step =
+  | { type: "offer" }
+  | { type: "ask"; offered: ModelTool[]; why: Map<string, OfferedWhy>; last: boolean }
+  | { type: "calls"; toolCalls: ToolCall[]; offered: ModelTool[]; last: boolean }
+  | { type: "answered"; text: string; offered: ModelTool[]; last: boolean }
+  | { type: "stop"; reason: StopReason; answer: string; error?: string; cause?: unknown };
+
+/** What an agent gives each of its runs. */
+export interface RunParts {
+  options: AgentOptions;
+  context: ContextSettings;
+  /** Whether results too large for their share are kept behind handles. */
+  handles: boolean;
+  maxSteps: number;
+  stopWhen: readonly StopCondition[];
+  guards: readonly CallGuard[];
+  localTools: readonly LocalTool[];
+  offer: ToolOffer;
+}
+
+/** One run of an agent: its conversation, its record, and the loop over its steps. */
+export class AgentRun {
+  readonly #parts: RunParts;
+  readonly #question: string;
+  readonly #options: RunOptions;
+  readonly runId: string;
+  readonly #startedAt = new Date().toISOString();
+  readonly #started = performance.now();
+  readonly #messages: ChatMessage[];
+  readonly #calls: CallRecord[] = [];
+  readonly #steps: StepRecord[] = [];
+  readonly #usedTools: Set<string>;
+  /** How many times each (tool, arguments) pair was sent; the servers and tools found unusable. */
+  readonly #callCounts = new Map<string, number>();
+  readonly #unavailableServers = new Set<string>();
+  readonly #unavailableTools = new Set<string>();
+  readonly #handles: ResultHandles;
+  readonly #state: LocalToolState;
+  readonly #locals: LocalTools;
+  readonly #spans: RunSpans;
+  /** The question stays word for word in every request, even once its round is summarized. */
+  #questionIndex = 0;
+  #compaction: Compaction;
+  /** The fallback nudge is sent at most once per run. */
+  #nudged = false;
+
+  constructor(parts: RunParts, question: string, options: RunOptions, runId: string) {
+    this.#parts = parts;
+    this.#question = question;
+    this.#options = options;
+    this.runId = runId;
+    this.#messages = [...(options.history ?? [])];
+    this.#usedTools = new Set(usedToolNames(this.#messages));
+    this.#handles = options.handles ?? new ResultHandles();
+    this.#compaction = compactionOf(this.#messages);
+    const identity = options.identity ?? parts.options.identity;
+    this.#state = {
+      step: 0,
+      messages: this.#messages,
+      calls: this.#calls,
+      callCounts: this.#callCounts,
+      unavailableServers: this.#unavailableServers,
+      unavailableTools: this.#unavailableTools,
+      runId,
+      handles: this.#handles,
+      ...(identity ? { identity } : {}),
+      offerable: (name) => parts.offer.offerable(identity, name),
+    };
+    this.#locals = new LocalTools(parts.localTools, this.#state);
+    this.#spans = new RunSpans({ kind: "agent", runId, model: parts.options.model.name });
+  }
+
+  /** The run, to its end. Model and tool failures end it with `error`; only a host's own bug throws. */
+  async run(): Promise<AgentResult> {
+    const { signal, attach } = this.#options;
+    this.#emit({
+      type: "run_started",
+      runId: this.runId,
+      kind: "agent",
+      time: this.#startedAt,
+      input: this.#question,
+    });
+    let step: Step = { type: "offer" };
+    try {
+      if (attach?.length) step = await this.#attach(attach);
+      this.#messages.push({ role: "user", content: this.#question });
+      this.#questionIndex = this.#messages.length - 1;
+      this.#compaction = compactionOf(this.#messages);
+      while (step.type !== "stop") {
+        if (signal?.aborted) step = this.#cancelled();
+        else if (step.type === "offer") step = await this.#offer();
+        else if (step.type === "ask") step = await this.#ask(step);
+        else if (step.type === "calls") step = await this.#runCalls(step);
+        else step = await this.#weigh(step);
+      }
+    } catch (error) {
+      // A host or selector that throws the caller's cancel ends the run the same way.
+      if (!(isSwitchyardError(error, "CANCELLED") || signal?.aborted)) {
+        this.#spans.end("error", error);
+        throw error;
+      }
+      step = this.#cancelled();
+    }
+    return this.#finish(step);
+  }
+
+  async #attach(uris: readonly string[]): Promise<Step> {
+    const { host } = this.#parts.options;
+    try {
+      const note = await attachResources(uris, {
+        host,
+        runId: this.runId,
+        identity: this.#state.identity,
+        signal: this.#options.signal,
+        onEvent: this.#parts.options.onEvent,
+        budgetTokens: this.#parts.context.budget.result,
+        counter: this.#parts.context.counter,
+        cancelled: () => new SwitchyardError("CANCELLED", cancelMessage(this.#options.signal)),
+      });
+      this.#messages.push({ role: "user", content: note });
+      return { type: "offer" };
+    } catch (error) {
+      if (this.#options.signal?.aborted) return this.#cancelled();
+      const why = messageOf(error);
+      return {
+        type: "stop",
+        reason: "error",
+        answer: `Attaching the resources failed: ${why}`,
+        error: why,
+        cause: error,
+      };
+    }
+  }
+
+  /** Before each model turn: the stop conditions, then the tools to offer (none on the last turn). */
+  async #offer(): Promise<Step> {
+    const state = this.#state;
+    for (const condition of this.#parts.stopWhen) {
+      const decision = condition(state);
+      if (decision)
+        return { type: "stop", reason: decision.reason, answer: decision.message, error: decision.message };
+    }
+    state.step += 1;
+    this.#spans.step(state.step);
+    const last = state.step >= this.#parts.maxSteps;
+    let offered: ModelTool[] = [];
+    const why = new Map<string, OfferedWhy>();
+    if (!last) {
+      try {
+        offered = await this.#unlessAborted(
+          this.#parts.offer.choose(state, this.#usedTools, this.#locals, why),
+        );
+      } catch (error) {
+        if (this.#options.signal?.aborted) return this.#cancelled();
+        const reason = messageOf(error);
+        return {
+          type: "stop",
+          reason: "error",
+          answer: `Choosing the tools to offer failed: ${reason}`,
+          error: reason,
+          cause: error,
+        };
+      }
+    }
+    this.#emit({
+      type: "step_started",
+      runId: this.runId,
+      step: state.step,
+      tools: offered.length,
+      offered: offered.map((tool) => {
+        const picked = why.get(tool.name);
+        return picked ? { ...picked, name: tool.name } : tool.name;
+      }),
+    });
+    return { type: "ask", offered, why, last };
+  }
+
+  /** One model turn: what it is sent is built from the working record within the window. */
+  async #ask({ offered, last }: Extract<Step, { type: "ask" }>): Promise<Step> {
+    const { options, context } = this.#parts;
+    const state = this.#state;
+    const signal = this.#options.signal;
+    const prompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+    let active: ActiveContext;
+    try {
+      active = await this.#unlessAborted(
+        fitActiveContext(
+          {
+            system: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt,
+            tools: offered,
+            record: this.#messages,
+            compaction: this.#compaction,
+            question: this.#questionIndex,
+            ...(this.#parts.handles ? { handles: this.#handles } : {}),
+            ...(signal ? { signal } : {}),
+          },
+          context,
+        ),
+      );
+    } catch (error) {
+      if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return this.#cancelled();
+      return {
+        type: "stop",
+        reason: "error",
+        answer: messageOf(error),
+        error: messageOf(error),
+        cause: error,
+      };
+    }
+    this.#compaction = active.compaction;
+    const contextRecord = {
+      promptEstimate: active.estimate,
+      ...(active.compacted ? { compacted: active.compacted } : {}),
+    };
+    const started = performance.now();
+    let response: ModelResponse;
+    try {
+      // A model that does not heed the signal is not waited for either.
+      response = await this.#unlessAborted(
+        this.#spans.model(options.model.name, () =>
+          options.model.complete({
+            messages: active.messages,
+            tools: offered,
+            parallelToolCalls: options.parallelToolCalls !== false,
+            ...(signal ? { signal } : {}),
+          }),
+        ),
+      );
+    } catch (error) {
+      this.#steps.push({
+        step: state.step,
+        offered: offered.length,
+        toolCalls: 0,
+        modelMs: elapsedMs(started),
+        ...contextRecord,
+      });
+      if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return this.#cancelled();
+      const reason = messageOf(error);
+      return {
+        type: "stop",
+        reason: "error",
+        answer: `The model failed: ${reason}`,
+        error: reason,
+        cause: error,
+      };
+    }
+    const modelMs = elapsedMs(started);
+    const tokens = response.usage
+      ? { input: response.usage.promptTokens, output: response.usage.completionTokens }
+      : undefined;
+    // What the server counted corrects the estimate for the next request.
+    if (tokens) context.counter.calibrate(active.estimate, tokens.input);
+    this.#steps.push({
+      step: state.step,
+      offered: offered.length,
+      toolCalls: response.toolCalls.length,
+      modelMs,
+      ...contextRecord,
+      ...(tokens ? { tokens } : {}),
+    });
+    this.#emit({
+      type: "model_answered",
+      runId: this.runId,
+      step: state.step,
+      ms: modelMs,
+      toolCalls: response.toolCalls.length,
+      text: response.content,
+      ...(tokens ? { tokens } : {}),
+    });
+    const toolCalls = uniqueIds(response.toolCalls, state.step);
+    this.#messages.push(
+      toolCalls.length
+        ? { role: "assistant", content: response.content, toolCalls }
+        : { role: "assistant", content: response.content ?? "" },
+    );
+    return toolCalls.length
+      ? { type: "calls", toolCalls, offered, last }
+      : { type: "answered", text: response.content ?? "", offered, last };
+  }
+
+  /** An answer. Before any tool was called in the run it may get one reminder (the fallback nudge, nudge.ts). */
+  async #weigh({ text, offered, last }: Extract<Step, { type: "answered" }>): Promise<Step> {
+    const nudge = this.#parts.options.nudge;
+    if (nudge && !this.#nudged && !last && this.#calls.every((call) => this.#locals.isLocal(call.name))) {
+      this.#nudged = true;
+      const asked = {
+        question: this.#question,
+        answer: text,
+        offered: offered.map((t) => t.name),
+        state: this.#state,
+      };
+      // A nudge that fails leaves the answer as it is.
+      const reminder = await Promise.resolve()
+        .then(() => nudge(asked))
+        .catch(() => undefined);
+      if (this.#options.signal?.aborted) return this.#cancelled();
+      if (reminder) {
+        this.#messages.push({ role: "user", content: reminder });
+        return { type: "offer" };
+      }
+    }
+    this.#emit({ type: "answer", runId: this.runId, step: this.#state.step, text });
+    return { type: "stop", reason: "answer", answer: text };
+  }
+
+  /**
+   * Run every tool call the model asked for (concurrently, unless `parallelToolCalls: false`) and pair
+   * each result with its `tool_call_id`, in call order. On the last step no tool was offered: calls the
+   * model asks for anyway are not made (each still gets its tool message, so the history stays valid).
+   */
+  async #runCalls({ toolCalls, offered, last }: Extract<Step, { type: "calls" }>): Promise<Step> {
+    const names = offered.map((tool) => tool.name);
+    const guards = last ? [() => NOT_MADE_ON_LAST_STEP] : this.#parts.guards;
+    const one = (call: ToolCall) => this.#call(call, names, guards);
+    const results =
+      this.#parts.options.parallelToolCalls === false
+        ? await this.#spans.within(async () => {
+            const reports: CallOutcomeReport[] = [];
+            for (const call of toolCalls) reports.push(await one(call));
+            return reports;
+          })
+        : await this.#spans.within(() => Promise.all(toolCalls.map(one)));
+    for (const [index, call] of toolCalls.entries()) {
+      const result = results[index]!;
+      const message: ChatMessage = { role: "tool", toolCallId: call.id, content: result.content };
+      markToolResult(message, {
+        tool: call.name,
+        callId: call.id,
+        ok: result.record.ok,
+        ...(result.sentKey ? { key: result.sentKey } : {}),
+      });
+      this.#messages.push(message);
+      this.#calls.push(result.record);
+      if (!this.#locals.isLocal(call.name)) this.#usedTools.add(call.name);
+      if (result.sentKey)
+        this.#callCounts.set(result.sentKey, (this.#callCounts.get(result.sentKey) ?? 0) + 1);
+      if (result.downServer) this.#unavailableServers.add(result.downServer);
+      if (result.unusableTool) this.#unavailableTools.add(result.unusableTool);
+    }
+    // Calls cut short by the signal have their tool messages; the model is not asked again.
+    return this.#options.signal?.aborted ? this.#cancelled() : { type: "offer" };
+  }
+
+  /** One call through the host's pipeline, which records it; the agent says what the model was given. */
+  async #call(call: ToolCall, offered: string[], guards: readonly CallGuard[]): Promise<CallOutcomeReport> {
+    const { options, context } = this.#parts;
+    const state = this.#state;
+    const local = this.#locals.isLocal(call.name);
+    // A result cut to its share is stored whole behind a handle its notes name (local tools' are not).
+    const handle = this.#parts.handles && !local ? state.handles.reserve() : undefined;
+    const report = await runToolCall(call, {
+      host: options.host,
+      guards,
+      state,
+      offered,
+      runId: this.runId,
+      local: this.#locals.call,
+      ...(state.identity ? { identity: state.identity } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      budgetTokens: context.budget.result,
+      counter: context.counter,
+      ...(handle ? { more: readMoreHint(handle) } : {}),
+      ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
+      ...(options.resultBudgetChars !== undefined ? { budgetChars: options.resultBudgetChars } : {}),
+      ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+    });
+    if (handle && report.shaping.cut && report.result)
+      state.handles.store(call.name, report.result.text, handle);
+    // What the model is given for the call, for the records (a local tool's call is not recorded).
+    if (!local)
+      this.#emit({
+        type: "call_shaped",
+        runId: this.runId,
+        step: state.step,
+        id: call.id,
+        text: report.content,
+      });
+    return report;
+  }
+
+  #cancelled(): Extract<Step, { type: "stop" }> {
+    return { type: "stop", reason: "cancelled", answer: "", error: cancelMessage(this.#options.signal) };
+  }
+
+  /** End the run: its record, `run_finished`, its spans, its result. */
+  #finish(stop: Extract<Step, { type: "stop" }>): AgentResult {
+    const redactor = this.#parts.options.host.redactor;
+    const tokens = sumTokens(this.#steps);
+    const error: RecordedError | undefined =
+      stop.cause !== undefined
+        ? recordedError(stop.cause)
+        : stop.error === undefined
+          ? undefined
+          : { code: stopCode(stop.reason), message: stop.error };
+    const record: RunRecord = {
+      id: this.runId,
+      kind: "agent",
+      startedAt: this.#startedAt,
+      ms: elapsedMs(this.#started),
+      outcome: stop.reason,
+      steps: this.#steps,
+      calls: this.#calls,
+      ...(tokens ? { tokens } : {}),
+      ...(error ? { error } : {}),
+    };
+    this.#emit({ type: "run_finished", runId: this.runId, record });
+    this.#spans.end(stop.reason, stop.reason === "error" ? (stop.cause ?? stop.error) : undefined);
+    const compaction = this.#compaction;
+    return {
+      runId: this.runId,
+      answer: stop.answer,
+      stopReason: stop.reason,
+      steps: this.#state.step,
+      calls: redactor ? redactor.value(this.#calls) : this.#calls,
+      messages: this.#messages,
+      history: compaction.summary
+        ? [summaryMessage(compaction.summary), ...this.#messages.slice(compaction.upTo)]
+        : this.#messages,
+      handles: this.#handles,
+      ...(stop.error ? { error: stop.error } : {}),
+      record: redactor ? redactor.value(record) : record,
+    };
+  }
+
+  /** Report a run event to `onEvent` (redacted) and to the host's observers. */
+  #emit(event: SwitchyardEvent): void {
+    const { onEvent, host } = this.#parts.options;
+    if (onEvent) onEvent(host.redactor ? host.redactor.event(event) : event);
+    host.emit?.(event);
+  }
+
+  /** `work`, or `CANCELLED` as soon as the run's signal aborts, whether or not `work` heeds it. */
+  #unlessAborted<T>(work: Promise<T>): Promise<T> {
+    const signal = this.#options.signal;
+    return abortable(work, signal, () => new SwitchyardError("CANCELLED", cancelMessage(signal)));
+  }
+}
+
+/** The code a run record's error carries for a stop reason. */
+function stopCode(reason: StopReason): string {
+  switch (reason) {
+    case "max_steps":
+      return "MAX_STEPS";
+    case "error":
+      return "RUN_FAILED";
+    case "cancelled":
+      return "CANCELLED";
+    default:
+      return "STOPPED";
+  }
+}
+
+/** What a cancelled run says: that it was cancelled, and by what when the signal's reason tells. */
+function cancelMessage(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  const why =
+    typeof reason === "string"
+      ? reason
+      : reason instanceof Error && reason.message && reason.message !== "This operation was aborted"
+        ? reason.message
+        : undefined;
+  return `The run was cancelled${why ? `: ${why}` : ""}.`;
+}
+
+function sumTokens(steps: readonly StepRecord[]): RunRecord["tokens"] {
+  const reported = steps.filter((step) => step.tokens);
+  if (reported.length === 0) return undefined;
+  return reported.reduce(
+    (sum, step) => ({ input: sum.input + step.tokens!.input, output: sum.output + step.tokens!.output }),
+    { input: 0, output: 0 },
+  );
+}
+
+/** Some servers repeat or omit tool call ids; results are paired by id, so each must be unique. */
+function uniqueIds(calls: ToolCall[], step: number): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    const id = call.id && !seen.has(call.id) ? call.id : `call_${step}_${index}`;
+    seen.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}
+
+function usedToolNames(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) =>
+    message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.name) : [],
+  );
+}

@@ -1,0 +1,196 @@
+import { DEFAULT_RECORDED_ERROR_CHARS } from "../config/defaults.js";
+import type { SwitchyardError } from "../errors.js";
+import {
+  type CallRecord,
+  elapsedMs,
+  type Observer,
+  type RecordedError,
+  recordedError,
+  type SwitchyardEvent,
+} from "../telemetry/events.js";
+import type { Logger } from "../telemetry/logger.js";
+import { endSpan, failSpan, type Span, SpanKind, startSpan } from "../telemetry/tracer.js";
+import type { AuditWriter } from "./policy-step.js";
+import type { RequestContext, RequestOptions } from "./request.js";
+
+/** What a request's record knows before it is resolved: its id, what was asked, for whom. */
+export interface RecordStart {
+  id: string;
+  name: string;
+  /** Absent for a tool call. */
+  method?: string | undefined;
+  options: RequestOptions;
+  /** The arguments as given, for `call_started`. */
+  arguments: () => string;
+}
+
+/** Where a request's record goes: the Switchyard's observers (redacted), the log, the audit log. */
+export interface RecorderParts {
+  observer: Observer & { readonly size: number };
+  /** Redacts an event for a run's own listener (the observers' events are redacted on their way). */
+  redact: (event: SwitchyardEvent) => SwitchyardEvent;
+  logger: Logger;
+  audit: AuditWriter | undefined;
+}
+
+/**
+ * The one record of one request: `call_started`, `call_progress` and `call_finished` for the
+ * Switchyard's observers and the run's own listener, its span, its debug log line, and its `call` row
+ * in the audit log once it was admitted. Events are built only when someone listens.
+ */
+export class RequestRecord {
+  readonly #parts: RecorderParts;
+  readonly #start: RecordStart;
+  readonly #started = performance.now();
+  readonly #listened: boolean;
+  #where: { server: string; tool: string } | undefined;
+  #admitted: RequestContext | undefined;
+  #span: Span | undefined;
+
+  constructor(parts: RecorderParts, start: RecordStart) {
+    this.#parts = parts;
+    this.#start = start;
+    this.#listened = parts.observer.size > 0 || start.options.onEvent !== undefined;
+  }
+
+  /** Whether events are heard (progress is asked for only then, unless the caller wants it). */
+  get listened(): boolean {
+    return this.#listened;
+  }
+
+  /** The request began: where it goes, when that is known. */
+  started(where: { server: string; tool: string } | undefined): void {
+    this.#where = where;
+    const { id, name, method, options } = this.#start;
+    if (!this.#listened) return;
+    this.#emit({
+      type: "call_started",
+      id,
+      name,
+      ...(method !== undefined ? { method } : {}),
+      arguments: this.#start.arguments(),
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(options.step !== undefined ? { step: options.step } : {}),
+      ...(where ?? {}),
+    });
+  }
+
+  /**
+   * The request's span: a tool call's GenAI `execute_tool`, another request's `<method> <name>`; the
+   * requests its attempts send are its children. Ended with the record.
+   */
+  trace(request: RequestContext): Span {
+    const tool = request.kind === "tool";
+    this.#span = startSpan(tool ? `execute_tool ${request.name}` : `${request.method} ${request.name}`, {
+      kind: SpanKind.INTERNAL,
+      attributes: () => ({
+        ...(tool
+          ? {
+              "gen_ai.operation.name": "execute_tool",
+              "gen_ai.tool.name": request.name,
+              "gen_ai.tool.call.id": request.id,
+            }
+          : { "mcp.method.name": request.method }),
+        "switchyard.server": request.server,
+        "switchyard.tool": request.tool,
+        ...(request.runId !== undefined ? { "switchyard.run.id": request.runId } : {}),
+        ...(request.step !== undefined ? { "switchyard.step": request.step } : {}),
+      }),
+    });
+    return this.#span;
+  }
+
+  /** The request passed the policy: its outcome gets a `call` row in the audit log. */
+  admitted(request: RequestContext): void {
+    this.#admitted = request;
+  }
+
+  progress(progress: { progress: number; total?: number; message?: string }): void {
+    if (!this.#listened) return;
+    const { id, name, options } = this.#start;
+    this.#emit({
+      type: "call_progress",
+      id,
+      name,
+      progress: progress.progress,
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(progress.total !== undefined ? { total: progress.total } : {}),
+      ...(progress.message !== undefined ? { message: progress.message } : {}),
+    });
+  }
+
+  /**
+   * The request ended: with a result (`text` is its rendering; `toolError` when a tool answered
+   * `isError`), or with `error`. Returns its record.
+   */
+  finished(end: { text?: string; toolError?: boolean; error?: SwitchyardError | RecordedError }): CallRecord {
+    const { id, name, method, options } = this.#start;
+    const error: RecordedError | undefined = end.error
+      ? end.error instanceof Error
+        ? recordedError(end.error)
+        : end.error
+      : end.toolError
+        ? { code: "TOOL_ERROR", message: (end.text ?? "").slice(0, DEFAULT_RECORDED_ERROR_CHARS) }
+        : undefined;
+    const record: CallRecord = {
+      id,
+      name,
+      ...(method !== undefined ? { method } : {}),
+      ok: error === undefined,
+      ms: elapsedMs(this.#started),
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(this.#where ?? {}),
+      ...(error ? { error } : {}),
+      ...(end.text !== undefined ? { result: end.text } : {}),
+    };
+    this.#endSpan(end, error);
+    this.#parts.logger.debug(
+      {
+        runId: options.runId,
+        callId: id,
+        server: this.#where?.server,
+        tool: this.#where?.tool,
+        ms: record.ms,
+        error: error?.code,
+      },
+      error ? "call failed" : "call finished",
+    );
+    if (this.#admitted && this.#parts.audit) {
+      this.#parts.audit.write(this.#admitted, {
+        kind: "call",
+        outcome: error ? (error.code === "TOOL_ERROR" ? "tool_error" : error.code) : "ok",
+        ms: Math.round(record.ms * 1000) / 1000,
+        ...(error ? { summary: error.message.slice(0, 200) } : {}),
+      });
+    }
+    if (this.#listened)
+      this.#emit({
+        type: "call_finished",
+        ...record,
+        ...(options.step !== undefined ? { step: options.step } : {}),
+      });
+    return record;
+  }
+
+  #endSpan(end: { error?: unknown }, error: RecordedError | undefined): void {
+    const span = this.#span;
+    if (!span) return;
+    if (end.error) endSpan(span, end.error);
+    else {
+      if (error) failSpan(span, "the tool answered with an error", "tool_error");
+      span.end();
+    }
+  }
+
+  #emit(event: SwitchyardEvent): void {
+    if (this.#parts.observer.size > 0) this.#parts.observer.onEvent(event);
+    const own = this.#start.options.onEvent;
+    if (own) {
+      try {
+        own(this.#parts.redact(event));
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import type {
+  CallToolResult,
+  Client,
+  CompleteResult,
+  GetPromptResult,
+  ReadResourceResult,
+  RequestOptions,
+  Tool,
+} from "@modelcontextprotocol/client";
+import { traceContextMeta } from "../telemetry/tracer.js";
+import type { ServerSession } from "./session.js";
+import type { ServerSubscriptions } from "./subscriptions.js";
+import { CALL_TOOL_RESULT, declaresHeaders } from "./tool-result.js";
+
+/** A progress notification of a call: how far it is, of how much, and what it is doing. */
+export interface CallProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What a completion is for: a prompt's argument, or a resource template's variable. */
+export type CompletionReference =
+  | { type: "ref/prompt"; name: string }
+  | { type: "ref/resource"; uri: string };
+
+/**
+ * One request to one server, in the server's own names: what `ServerConnection.attempt` sends. The
+ * call pipeline (`calls/`) builds it once a request is resolved, checked and admitted.
+ */
+export type ServerRequest =
+  | {
+      method: "tools/call";
+      tool: string;
+      args: Record<string, unknown>;
+      /** Each progress notification the server sends for the call; none: progress is not asked for. */
+      onProgress?: ((progress: CallProgress) => void) | undefined;
+    }
+  | { method: "resources/read"; uri: string }
+  | { method: "resources/subscribe"; uri: string }
+  | { method: "resources/unsubscribe"; uri: string }
+  | { method: "prompts/get"; prompt: string; args: Record<string, string> }
+  | {
+      method: "completion/complete";
+      ref: CompletionReference;
+      argument: { name: string; value: string };
+      context?: { arguments?: Record<string, string> };
+    };
+
+/** The MCP methods a request can be. */
+export type RequestMethod = ServerRequest["method"];
+
+/** What each method resolves with. */
+export interface ServerAnswers {
+  "tools/call": CallToolResult;
+  "resources/read": ReadResourceResult;
+  "resources/subscribe": undefined;
+  "resources/unsubscribe": undefined;
+  "prompts/get": GetPromptResult;
+  "completion/complete": CompleteResult["completion"];
+}
+
+/** How long one attempt may take, and what may end it sooner. */
+export interface AttemptOptions {
+  /** This attempt's timeout (the SDK's request timeout). */
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /**
+   * Let progress notifications push the timeout back, each by `timeoutMs`, up to this total (tool
+   * calls). Off when absent.
+   */
+  maxTotalTimeoutMs?: number | undefined;
+}
+
+/** `tools/call orders_lookup`, `resources/read file:///a`: a request as messages and spans name it. */
+export function describeRequest(request: ServerRequest): string {
+  switch (request.method) {
+    case "tools/call":
+      return request.tool;
+    case "prompts/get":
+      return `prompts/get ${request.prompt}`;
+    case "completion/complete":
+      return `completion/complete ${request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri}`;
+    default:
+      return `${request.method} ${request.uri}`;
+  }
+}
+
+/** What one session offers a request: its client, its task follower and the server's subscriptions. */
+export interface RequestSession {
+  client: Client;
+  session: ServerSession;
+  /** The tools the server listed in this life (how each one is called is read from them). */
+  tools: readonly Tool[];
+  subscriptions: ServerSubscriptions;
+}
+
+/**
+ * Send one request on a session: one attempt, no classification (the connection turns failures into
+ * `SwitchyardError`s, once).
+ */
+export function sendRequest(
+  request: ServerRequest,
+  on: RequestSession,
+  options: AttemptOptions,
+): Promise<ServerAnswers[RequestMethod]> {
+  const { client } = on;
+  const sdk: RequestOptions = {
+    timeout: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  switch (request.method) {
+    case "tools/call":
+      return callTool(request, on, options);
+    case "resources/read":
+      return client.readResource({ uri: request.uri }, sdk);
+    case "prompts/get":
+      return client.getPrompt({ name: request.prompt, arguments: request.args }, sdk);
+    case "completion/complete":
+      return client
+        .complete(
+          {
+            ref: request.ref,
+            argument: request.argument,
+            ...(request.context ? { context: request.context } : {}),
+          },
+          sdk,
+        )
+        .then((result) => result.completion);
+    case "resources/subscribe":
+      return on.subscriptions.subscribe(client, request.uri, sdk).then(() => undefined);
+    case "resources/unsubscribe":
+      return on.subscriptions.unsubscribe(client, request.uri, sdk).then(() => undefined);
+  }
+}
+
+/** How a tool list's tools are called: the tools that run as tasks, those whose arguments go in headers. */
+interface ToolCallPlan {
+  taskOnly: ReadonlySet<string>;
+  mirrored: ReadonlySet<string>;
+}
+
+/** Worked out once per tool list (a list is replaced, never changed). */
+const plans = new WeakMap<readonly Tool[], ToolCallPlan>();
+
+function planOf(tools: readonly Tool[]): ToolCallPlan {
+  let plan = plans.get(tools);
+  if (!plan) {
+    const names = (keep: (tool: Tool) => boolean) => new Set(tools.filter(keep).map((listed) => listed.name));
+    plan = {
+      taskOnly: names((listed) => listed.execution?.taskSupport === "required"),
+      mirrored: names(declaresHeaders),
+    };
+    plans.set(tools, plan);
+  }
+  return plan;
+}
+
+async function callTool(
+  request: Extract<ServerRequest, { method: "tools/call" }>,
+  on: RequestSession,
+  options: AttemptOptions,
+): Promise<CallToolResult> {
+  const { client, session } = on;
+  const { tool, args, onProgress } = request;
+  const plan = planOf(on.tools);
+  // A tool that must run as a task (execution.taskSupport "required") is followed to its result.
+  // "optional" ones are called plainly: the server then runs them to the end within the call.
+  if (plan.taskOnly.has(tool)) {
+    return session.tasks.call(client, tool, args, {
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
+  }
+  // The 2026-07-28 revision carries W3C trace context in the request's `_meta` (SEP-414).
+  const traceMeta = client.getDiscoverResult() !== undefined ? traceContextMeta() : undefined;
+  const params = { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) };
+  const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > options.timeoutMs;
+  const onprogress = onProgress ? forwardProgress(onProgress) : extend ? ignoreProgress : undefined;
+  const sdk: RequestOptions = {
+    timeout: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+    // Progress is asked for (a progress token goes with the call) when something hears it: the
+    // caller's onProgress or an observer of call_progress events, or maxTotalTimeoutMs, which it
+    // pushes back. Asked for with nobody listening, it costs the server work for nothing.
+    ...(onprogress ? { onprogress } : {}),
+    ...(extend ? { resetTimeoutOnProgress: true, maxTotalTimeout: options.maxTotalTimeoutMs! } : {}),
+  };
+  // The SDK's callTool is needed only to mirror arguments into headers (SEP-2243, 2026-07-28 over
+  // HTTP). Everywhere else the request goes out as it would, its result checked once by
+  // CALL_TOOL_RESULT and the output schema by the pipeline: the SDK's zod parse, response-cache
+  // lookups and output validator were a quarter of the client's CPU per call.
+  const mirrored = traceMeta !== undefined && session.transportKind === "http" && plan.mirrored.has(tool);
+  if (!mirrored) return client.request({ method: "tools/call", params }, CALL_TOOL_RESULT, sdk);
+  return (await client.callTool(params, sdk)) as CallToolResult;
+}
+
+/** Progress nobody asked to see (the token still goes out, so servers may report it). */
+function ignoreProgress(): void {}
+
+function forwardProgress(onProgress: (progress: CallProgress) => void) {
+  return ({
+    progress,
+    total,
+    message,
+  }: {
+    progress: number;
+    total?: number | undefined;
+    message?: string | undefined;
+  }) =>
+    onProgress({
+      progress,
+      ...(total !== undefined ? { total } : {}),
+      ...(message !== undefined ? { message } : {}),
+    });
+}
