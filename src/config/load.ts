@@ -19,6 +19,7 @@ import {
   DEFAULT_VERSION_NEGOTIATION,
 } from "./defaults.js";
 import { type ConfigInput, inputVariable, interpolate, usedInputs } from "./interpolate.js";
+import { parseJsonc } from "./jsonc.js";
 import {
   type ConcurrencyConfig,
   configFileSchema,
@@ -112,7 +113,8 @@ function resolveStore(store: StoreSection, baseDir: string): StoreSection {
 }
 
 /**
- * Read, parse and resolve a config file (JSON, or YAML by extension); relative paths resolve against its folder.
+ * Read, parse and resolve a config file (JSON with comments and trailing commas allowed, or YAML by
+ * extension); relative paths resolve against its folder.
  * @throws SwitchyardError `CONFIG_INVALID` when the file is missing, unparsable or invalid.
  */
 export function loadConfigFile(
@@ -178,16 +180,25 @@ function readConfigFile(absolute: string): unknown {
       },
     );
   }
-  const yaml = /\.ya?ml$/i.test(absolute);
-  try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
-  } catch (cause) {
-    throw new SwitchyardError(
-      "CONFIG_INVALID",
-      `${absolute} is not valid ${yaml ? "YAML" : "JSON"}: ${(cause as Error).message}`,
-      { cause },
-    );
+  if (/\.ya?ml$/i.test(absolute)) {
+    try {
+      return parseYaml(text);
+    } catch (cause) {
+      throw new SwitchyardError(
+        "CONFIG_INVALID",
+        `${absolute} is not valid YAML: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      );
+    }
   }
+  const parsed = parseJsonc(text);
+  if (parsed.ok) return parsed.value;
+  throw new SwitchyardError(
+    "CONFIG_INVALID",
+    `${absolute} is not valid JSON at line ${parsed.line}, column ${parsed.column}: ${parsed.problem}`,
+  );
 }
 
 /**

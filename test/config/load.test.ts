@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfigFile, resolveConfig } from "../../src/index.js";
+import { findConfigFile, loadConfigFile, resolveConfig } from "../../src/index.js";
+import { pendingConfigInputs } from "../../src/internal.js";
 import { routerOptionsFromConfig } from "../../src/routing/from-config.js";
 
 function invalid(raw: unknown, env: Record<string, string> = {}) {
@@ -12,6 +13,15 @@ function invalid(raw: unknown, env: Record<string, string> = {}) {
     return error as { code: string; message: string; path: string };
   }
   throw new Error("expected the config to be rejected");
+}
+
+function refusal(run: () => unknown) {
+  try {
+    run();
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error("expected the file to be refused");
 }
 
 describe("config", () => {
@@ -138,6 +148,61 @@ describe("config", () => {
       "wrong.json: mcpServers.a.command: expected a string (the executable to start)",
     );
     expect(() => loadConfigFile(path.join(dir, "absent.json"))).toThrow(/cannot read config file/);
+  });
+});
+
+describe("JSON config files", () => {
+  it("may have comments and trailing commas, as VS Code and Cursor accept them", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-jsonc-"));
+    const text = [
+      "// the fleet",
+      "{",
+      '  "mcpServers": {',
+      '    /* a local server */ "orders": { "command": "node", "args": ["orders.mjs", "/* kept */", "// kept",], },',
+      '    "search": { "url": "http://127.0.0.1:9/mcp" }, // a comment after a value',
+      "  },",
+      "}",
+      "",
+    ].join("\n");
+    writeFileSync(path.join(dir, "switchyard.config.json"), text);
+    writeFileSync(path.join(dir, "fleet.json"), text);
+    for (const file of [findConfigFile(undefined, dir), findConfigFile("fleet.json", dir)]) {
+      const config = loadConfigFile(file, {});
+      expect(config.servers.map((server) => server.name)).toEqual(["orders", "search"]);
+      expect(config.servers[0]!.args).toEqual(["orders.mjs", "/* kept */", "// kept"]);
+      expect(config.servers[1]!.url).toBe("http://127.0.0.1:9/mcp");
+    }
+  });
+
+  it("that are broken are refused with the file, the line and column, and what is wrong", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-jsonc-"));
+    const cases: Array<[string, string, string]> = [
+      [
+        "missing-comma.json",
+        '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}\n',
+        'line 4, column 5: expected "," before this entry',
+      ],
+      [
+        "single-quotes.json",
+        "{ 'mcpServers': {} }",
+        "line 1, column 3: expected a property name in double quotes (got \"'mcpServers'\")",
+      ],
+      ["bad-value.json", '{ "mcpServers": tru }', 'line 1, column 17: expected a value (got "tru")'],
+      [
+        "open-comment.json",
+        '{ "mcpServers": {} }\n/* never closed',
+        'line 2, column 1: comment never closed ("/*" without "*/")',
+      ],
+      ["unclosed.json", '{\r\n  "mcpServers": {}\r\n', 'line 3, column 1: expected "}" to close the object'],
+      ["empty.json", "", "line 1, column 1: expected a value"],
+    ];
+    for (const [name, text, where] of cases) {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      const expected = { code: "CONFIG_INVALID", message: `${file} is not valid JSON at ${where}` };
+      expect(refusal(() => loadConfigFile(file, {}))).toMatchObject(expected);
+      expect(refusal(() => pendingConfigInputs(file, {}))).toMatchObject(expected);
+    }
   });
 });
 

@@ -100,6 +100,35 @@ describe("VS Code's config variables", () => {
   });
 });
 
+describe("VS Code's .vscode/mcp.json", () => {
+  it("is read as VS Code reads it: comments and trailing commas allowed", () => {
+    const workspace = mkdtempSync(path.join(tmpdir(), "switchyard-vscode-"));
+    mkdirSync(path.join(workspace, ".vscode"));
+    const file = path.join(workspace, ".vscode", "mcp.json");
+    writeFileSync(
+      file,
+      `{
+  // Inputs are asked for once and kept by VS Code.
+  "inputs": [
+    { "type": "promptString", "id": "token", "description": "Token", "password": true },
+  ],
+  "servers": {
+    "fs": {
+      "type": "stdio",
+      "command": "node",
+      "args": ["\${workspaceFolder}/server.mjs", "--token", "\${input:token}",], /* trailing commas */
+    },
+    // "old": { "command": "old", "args": ["\${input:retired}"] },
+  },
+}
+`,
+    );
+    expect(pendingConfigInputs(file, {})).toEqual([{ id: "token", description: "Token", password: true }]);
+    const [server] = loadConfigFile(file, {}, { inputs: { token: "t0k" } }).servers;
+    expect(server).toMatchObject({ name: "fs", args: [`${workspace}/server.mjs`, "--token", "t0k"] });
+  });
+});
+
 describe("config typos", () => {
   it("suggest the key that was meant", () => {
     const config = resolveConfig(
