@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { loadConfigFile } from "../../src/index.js";
 import { NODE, processesWith, ROOT } from "../helpers.js";
 
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
@@ -52,6 +53,22 @@ describe("the README", () => {
     expect(stdout).toMatch(/^false C10001 \(张伟\) has \d+ order\(s\) in the last 7 day\(s\)/);
     // yard.close() in `finally` stopped every server: none is left with the example's data folder.
     expect(processesWith(data, "environ")).toEqual([]);
+  });
+
+  it("config example, comments and all, loads as written from switchyard.config.json", () => {
+    const [example] = codeBlocks("Config");
+    expect(example).toContain("// ");
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "switchyard-readme-")), "switchyard.config.json");
+    writeFileSync(file, example!);
+    const config = loadConfigFile(file, { HOME: "/home/me", TOKEN: "t0k" });
+    expect(config.servers.map((server) => server.name)).toEqual([
+      "orders",
+      "search",
+      "legacy",
+      "hasher",
+      "db",
+    ]);
+    expect(config.warnings).toEqual([]);
   });
 
   it("names the environment a stdio server gets, as src/fleet/server-process.ts passes it", () => {
