@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import { OpenAIChatModel, resolveModel } from "../../src/index.js";
+import { OpenAIChatModel } from "../../src/index.js";
 import { toModelParameters } from "../../src/models/tool-schema.js";
 import {
   ScriptedModel,
@@ -116,27 +116,6 @@ describe("OpenAIChatModel", () => {
     });
     expect(server.requests[0]).not.toHaveProperty("parallel_tool_calls");
     expect(server.requests[1]).toMatchObject({ parallel_tool_calls: false });
-  });
-});
-
-describe("resolveModel", () => {
-  it("says exactly how to configure a model when there is none", () => {
-    expect(() => resolveModel({ env: {} })).toThrow(
-      /no model is configured: add a "model" section .*OPENAI_API_KEY.*SWITCHYARD_MODEL.*--model/,
-    );
-  });
-
-  it("reads the environment, with OpenAI's endpoint and default model for a bare key", () => {
-    expect(resolveModel({ env: { OPENAI_API_KEY: "k" } }).name).toBe("gpt-4o-mini");
-    expect(
-      resolveModel({ env: { OPENAI_BASE_URL: "http://127.0.0.1:1/v1", SWITCHYARD_MODEL: "llama" } }).name,
-    ).toBe("llama");
-    expect(() => resolveModel({ env: { OPENAI_BASE_URL: "http://127.0.0.1:1/v1" } })).toThrow(
-      /set SWITCHYARD_MODEL/,
-    );
-    expect(resolveModel({ section: { baseURL: "http://x/v1", name: "a" }, name: "b", env: {} }).name).toBe(
-      "b",
-    );
   });
 });
 
