@@ -104,6 +104,29 @@ describe("switchyard ask", () => {
 });
 
 describe("switchyard ask, configured", () => {
+  it("answers with a model section of only contextWindow, the server and name coming from the environment", async () => {
+    const model = await startScriptedOpenAIServer([{ content: "from the environment" }]);
+    servers.push(model);
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-env-"));
+    const config = path.join(dir, "fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { b: raw() }, model: { contextWindow: 32_000 } }));
+    const { code, stdout, stderr } = await runCli(["--config", config, "ask", "Hi"], {
+      env: {
+        OPENAI_BASE_URL: model.baseURL,
+        OPENAI_API_KEY: "",
+        SWITCHYARD_MODEL: "scripted-from-env",
+        XDG_DATA_HOME: path.join(dir, "data"),
+        XDG_CACHE_HOME: path.join(dir, "cache"),
+        XDG_STATE_HOME: path.join(dir, "state"),
+        XDG_CONFIG_HOME: path.join(dir, "config"),
+      },
+    });
+    expect(stderr).not.toContain("no model is configured");
+    expect(code).toBe(0);
+    expect(stdout).toBe("from the environment\n");
+    expect(model.requests[0]!.model).toBe("scripted-from-env");
+  });
+
   it("sends the model section's temperature, and gives up at its timeoutMs", async () => {
     const { config, model } = await fleetWithModel([{ content: "warm" }, { hang: true }], {
       // Long enough for the first answer on a loaded machine (300 ms was not, once), short for the hang.
