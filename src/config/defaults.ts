@@ -117,13 +117,26 @@ export const DEFAULT_CIRCUIT_BREAKER: Readonly<{ failureThreshold: number; coold
 /**
  * `versionNegotiation`: probe for the 2026-07-28 revision with `server/discover`, falling back to
  * `initialize`. Measured on stdio and HTTP servers old and new: no connect-time cost we could see (the
- * probe runs in place, no extra process), and SDK v2 servers get the stateless revision.
+ * probe runs in place, no extra process, for a server that answers it within
+ * {@link DEFAULT_STDIO_PROBE_WAIT_MS}), and SDK v2 servers get the stateless revision.
  */
 export const DEFAULT_VERSION_NEGOTIATION: VersionNegotiationMode = "auto";
 /**
- * How long a stdio server may leave the `server/discover` probe unanswered before it is taken for a
- * legacy server and sent `initialize` (never longer than `connectTimeoutMs`; over HTTP the probe may
- * take the whole `connectTimeoutMs`). Restarts reuse the negotiated version and do not probe.
+ * How long a stdio server may leave the `server/discover` probe unanswered (never longer than
+ * `connectTimeoutMs`) before its process is stopped and a fresh one is started with a plain
+ * `initialize`, with a `connectTimeoutMs` of its own: a server slow to start would otherwise read the
+ * probe late, as a request before `initialize`, which many servers do not survive. So the number
+ * decides time and revision, never whether a server connects:
+ * - a server that ignores the probe pays it once, plus its stop and a second start (restarts reuse the
+ *   negotiated version and do not probe);
+ * - a server slower than it pays it, its stop (up to {@link DEFAULT_SHUTDOWN_GRACE_MS} more while it
+ *   does not read its stdin yet) and a second start; a 2026-07-28 server then gets 2025-11-25 (SDK v2
+ *   servers speak both) until a reconnect probes it again; one that speaks only 2026-07-28 needs
+ *   `{ pin }`.
+ *
+ * 2 s is enough for SDK v2 servers started together (nine at once on two cores were ready within
+ * 1.5–1.9 s) and keeps what an ignoring server costs low. A pinned revision, and any probe over HTTP,
+ * has no fallback: there the probe may take the whole `connectTimeoutMs`.
  */
 export const DEFAULT_STDIO_PROBE_WAIT_MS = 2_000;
 /**

@@ -127,6 +127,8 @@ export class ServerSession {
   #client: Client | undefined;
   #process: ServerProcess | undefined;
   #kind: TransportKind;
+  /** The server's version probe went unanswered for the probe's wait, and its process was stopped. */
+  #probeUnanswered = false;
   #closed = false;
   tools: Tool[] = [];
   /** Resources, resource templates and prompts, listed when the server's capabilities offer them. */
@@ -163,25 +165,30 @@ export class ServerSession {
   }
 
   /**
-   * Start (or reach) the server, run the handshake and list its tools, within `connectTimeoutMs`.
+   * Start (or reach) the server, run the handshake and list its tools, within `connectTimeoutMs`. A
+   * stdio server started again without the version probe gets a `connectTimeoutMs` of its own.
    * @throws SwitchyardError `AUTH_REQUIRED` when an HTTP server answers 401 or 403 (no SSE fallback);
    *   Error whose message says why otherwise, with the process's exit and last output when it has one.
    */
   async open(signal?: AbortSignal): Promise<void> {
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.#config.connectTimeoutMs);
-    const openSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
     // Connecting is work in flight, even while all it waits for is the first event of an unref'd
     // stream (legacy SSE sends its endpoint there): hold the event loop until it is done.
     const holdEventLoop = setInterval(() => {}, HOLD_INTERVAL_MS);
     try {
-      await this.#establish(openSignal);
-      this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
-      await this.#listResourcesAndPrompts(openSignal);
-      // Streamable HTTP: the stream of server-to-client messages (the standalone GET, or
-      // subscriptions/listen) is open before the first call, so that nothing the server sends in
-      // answer to that call (an elicitation, say) goes to a stream not yet there.
-      if (this.#kind === "http") await this.#streamAnswered.wait(DEFAULT_STREAM_OPEN_WAIT_MS);
+      try {
+        await this.#openOnce(this.#negotiation, signal);
+      } catch (error) {
+        if (!this.#startAgainWithoutProbe(error) || signal?.aborted) throw error;
+        this.#hooks.logger.info(
+          {},
+          this.#probeUnanswered
+            ? `the server left the version probe unanswered for ${this.#probeWaitMs()} ms; restarting it with a plain initialize`
+            : "the server closed during the version probe; restarting it with a plain initialize",
+        );
+        await this.#process?.stop();
+        await this.#openOnce("legacy", signal);
+      }
       this.connectMs = Math.round(performance.now() - started);
     } catch (error) {
       const failure = isSwitchyardError(error)
@@ -192,6 +199,29 @@ export class ServerSession {
     } finally {
       clearInterval(holdEventLoop);
     }
+  }
+
+  /** One start: the handshake, then the lists, within `connectTimeoutMs`. */
+  async #openOnce(mode: VersionNegotiation, signal: AbortSignal | undefined): Promise<void> {
+    const deadline = AbortSignal.timeout(this.#config.connectTimeoutMs);
+    const openSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    await this.#establish(openSignal, mode);
+    this.tools = (await this.#client!.listTools(undefined, { signal: openSignal })).tools;
+    await this.#listResourcesAndPrompts(openSignal);
+    // Streamable HTTP: the stream of server-to-client messages (the standalone GET, or
+    // subscriptions/listen) is open before the first call, so that nothing the server sends in
+    // answer to that call (an elicitation, say) goes to a stream not yet there.
+    if (this.#kind === "http") await this.#streamAnswered.wait(DEFAULT_STREAM_OPEN_WAIT_MS);
+  }
+
+  /**
+   * Whether a stdio server that failed its first start goes again with a plain `initialize`: it closed
+   * during the version probe (some servers exit on any request before `initialize`), or it left the
+   * probe unanswered for {@link DEFAULT_STDIO_PROBE_WAIT_MS} and was stopped (see `#watchProbe`).
+   */
+  #startAgainWithoutProbe(error: unknown): boolean {
+    if (this.#config.transport !== "stdio" || this.#negotiation !== "auto") return false;
+    return this.#probeUnanswered || isProbeCutShort(error);
   }
 
   /**
@@ -260,40 +290,19 @@ export class ServerSession {
     await this.#process?.stop();
   }
 
-  async #establish(signal: AbortSignal): Promise<void> {
-    if (this.#config.transport === "stdio") {
-      const started = performance.now();
-      try {
-        return await this.#connectWith(this.#stdioTransport(), "stdio", signal);
-      } catch (error) {
-        // Some servers exit on any request before `initialize`, such as the version probe: start them
-        // again and skip the probe. Everyone else pays nothing for probing (it runs in place). A server
-        // slow to read its stdin may only meet the probe after the probe's wait, when `initialize` is
-        // already on its way: it exits then, and is started again the same way.
-        const exitedOnProbe =
-          isProbeCutShort(error) ||
-          (this.#process?.exitInfo !== undefined &&
-            isLost(error) &&
-            performance.now() - started >= this.#probeWaitMs("stdio"));
-        if (!(this.#negotiation === "auto" && exitedOnProbe) || signal.aborted) throw error;
-        this.#hooks.logger.info(
-          {},
-          "the server closed during the version probe; restarting it with a plain initialize",
-        );
-        await this.#process?.stop();
-        return await this.#connectWith(this.#stdioTransport(), "stdio", signal, "legacy");
-      }
-    }
+  async #establish(signal: AbortSignal, mode: VersionNegotiation): Promise<void> {
+    if (this.#config.transport === "stdio")
+      return await this.#connectWith(this.#stdioTransport(), "stdio", signal, mode);
     const url = this.#config.command ? await this.#launch(signal) : new URL(this.#config.url!);
     if (this.#config.transport === "sse") {
       try {
-        return await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
+        return await this.#connectWith(this.#httpTransport("sse", url), "sse", signal, mode);
       } catch (error) {
         throw this.#authFailure(url, error) ?? error;
       }
     }
     try {
-      await this.#connectWith(this.#httpTransport("http", url), "http", signal);
+      await this.#connectWith(this.#httpTransport("http", url), "http", signal, mode);
     } catch (error) {
       // A server that refuses the client says so over either transport: report it, do not fall back.
       const refused = this.#authFailure(url, error);
@@ -302,7 +311,7 @@ export class ServerSession {
       this.#hooks.logger.info({}, `Streamable HTTP failed (${readableFailure(error)}); trying legacy SSE`);
       await this.#client?.close().catch(() => {});
       try {
-        await this.#connectWith(this.#httpTransport("sse", url), "sse", signal);
+        await this.#connectWith(this.#httpTransport("sse", url), "sse", signal, mode);
       } catch (sseError) {
         this.#kind = "http"; // neither worked: report what was configured
         throw (
@@ -317,12 +326,15 @@ export class ServerSession {
     transport: Transport,
     kind: TransportKind,
     signal: AbortSignal,
-    mode: VersionNegotiation = this.#negotiation,
+    mode: VersionNegotiation,
   ): Promise<void> {
     this.#kind = kind;
     const client = new Client(CLIENT_INFO, {
       capabilities: clientCapabilities(this.#hooks.requests),
-      versionNegotiation: { mode, probe: { timeoutMs: this.#probeWaitMs(kind) } },
+      // The probe may take the whole connect budget: a pinned or HTTP probe has no fallback, so cutting
+      // it short would only fail the connect; and on stdio with "auto" `#watchProbe` cuts it short
+      // instead of the SDK, whose fallback (`initialize` on the same connection) it replaces.
+      versionNegotiation: { mode, probe: { timeoutMs: this.#config.connectTimeoutMs } },
       listChanged: {
         tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) },
         resources: { onChanged: (error, resources) => void this.#resourcesChanged(error, resources) },
@@ -348,17 +360,35 @@ export class ServerSession {
     );
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);
-    await client.connect(wired, { signal, timeout: this.#config.connectTimeoutMs });
+    const watch =
+      transport instanceof StdioTransport && mode === "auto" ? this.#watchProbe(transport) : undefined;
+    try {
+      await client.connect(wired, { signal, timeout: this.#config.connectTimeoutMs });
+    } finally {
+      clearTimeout(watch);
+    }
   }
 
   /**
-   * How long the `server/discover` probe may go unanswered. On stdio silence means a legacy server,
-   * and the SDK falls back to `initialize`: a short wait. Over HTTP the SDK fails the connect instead,
-   * so the probe keeps the whole connect budget.
+   * Stop the server if it leaves the version probe unanswered for the probe's wait: it is then started
+   * again with a plain `initialize` (see `open`). Falling back on the same connection, as the
+   * SDK does, is right only for a server that read the probe and ignored it; a server slow to start
+   * reads it later, as a request before `initialize`, which many servers cannot forgive (they exit,
+   * answer with an error and refuse the handshake, or end their session and stay silent). Only a fresh
+   * process never sees the probe.
    */
-  #probeWaitMs(kind: TransportKind): number {
-    const { connectTimeoutMs } = this.#config;
-    return kind === "stdio" ? Math.min(connectTimeoutMs, DEFAULT_STDIO_PROBE_WAIT_MS) : connectTimeoutMs;
+  #watchProbe(transport: StdioTransport): NodeJS.Timeout {
+    this.#probeUnanswered = false;
+    return setTimeout(() => {
+      if (!transport.probing) return;
+      this.#probeUnanswered = true;
+      void transport.close();
+    }, this.#probeWaitMs());
+  }
+
+  /** The probe's wait: how long a stdio server may leave it unanswered (capped by `connectTimeoutMs`). */
+  #probeWaitMs(): number {
+    return Math.min(this.#config.connectTimeoutMs, DEFAULT_STDIO_PROBE_WAIT_MS);
   }
 
   #stdioTransport(): StdioTransport {

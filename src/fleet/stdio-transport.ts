@@ -76,6 +76,12 @@ export class StdioTransport implements Transport {
     return this.#process;
   }
 
+  /** True while the version probe (`server/discover`) awaits its answer. */
+  get probing(): boolean {
+    for (const method of this.#outstanding.values()) if (method === PROBE_METHOD) return true;
+    return false;
+  }
+
   start(): Promise<void> {
     return this.#process.start();
   }

@@ -1,11 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Switchyard, type WireRecord } from "../../src/index.js";
-import { raw, sdk, waitFor } from "../helpers.js";
+import { processesWith, raw, sdk, waitFor } from "../helpers.js";
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((resource) => resource.close()));
 });
+
+/**
+ * A server slow to start (it reads its first message after the probe's wait) that answers a request
+ * before `initialize` with an error and refuses everything after it, as servers on some SDKs do.
+ */
+const late = (name: string) => raw("--name", name, "--read-delay-ms", "3000", "--refuse-after-early");
 
 const method = (record: WireRecord) => (record.message as { method?: string }).method;
 const sent = (wire: WireRecord[], name: string) =>
@@ -72,5 +78,63 @@ describe("version negotiation (auto)", () => {
     const [state] = yard.servers();
     expect(state, state!.error).toMatchObject({ status: "ready", protocolVersion: "2025-11-25" });
     expect((await yard.callTool("slow_echo", { text: "late" })).text).toBe("late");
+  });
+
+  it("connects a server that reads its first message after the probe's wait and refuses everything after an early request", async () => {
+    const marker = `late-${process.pid}-alone`;
+    const wire: WireRecord[] = [];
+    const yard = await Switchyard.connect(
+      { mcpServers: { late: late(marker) } },
+      { wireTrace: (record) => wire.push(record) },
+    );
+    opened.push(yard);
+    const [state] = yard.servers();
+    expect(state, state!.error).toMatchObject({ status: "ready", protocolVersion: "2025-11-25", tools: 5 });
+    expect(sent(wire, "initialize")).toHaveLength(1); // to a process that never saw the probe
+    expect(processesWith(marker)).toEqual([state!.pid]);
+    expect((await yard.callTool("late_echo", { text: "late" })).text).toBe("late");
+    await yard.close();
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it("connects such a slow server within a fleet of servers connecting at once", async () => {
+    const marker = `late-${process.pid}-fleet`;
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        late1: late(`${marker}-1`),
+        late2: late(`${marker}-2`),
+        modern1: sdk(),
+        modern2: sdk(),
+        plain: raw(),
+        quiet: raw("--ignore-early"),
+        strict: raw("--strict-init"),
+        lateModern: sdk("--read-delay-ms", "3000"),
+      },
+    });
+    opened.push(yard);
+    for (const state of yard.servers())
+      expect(state, `${state.name}: ${state.error}`).toMatchObject({ status: "ready" });
+    for (const name of ["late1", "late2"]) {
+      expect(yard.servers().find((state) => state.name === name)).toMatchObject({
+        protocolVersion: "2025-11-25",
+        tools: 5,
+      });
+      expect((await yard.callTool(`${name}_echo`, { text: name })).text).toBe(name);
+    }
+    expect(processesWith(marker)).toHaveLength(2);
+    await yard.close();
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it("connects a pinned 2026-07-28 server that is slow to start on its revision", async () => {
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        pinned: { ...sdk("--read-delay-ms", "3000"), versionNegotiation: { pin: "2026-07-28" } },
+      },
+    });
+    opened.push(yard);
+    const [state] = yard.servers();
+    expect(state, state!.error).toMatchObject({ status: "ready", protocolVersion: "2026-07-28" });
+    expect((await yard.callTool("pinned_echo", { text: "pinned" })).text).toBe("pinned");
   });
 });
