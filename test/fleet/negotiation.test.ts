@@ -114,6 +114,9 @@ describe("version negotiation (auto)", () => {
     opened.push(yard);
     for (const state of yard.servers())
       expect(state, `${state.name}: ${state.error}`).toMatchObject({ status: "ready" });
+    expect(yard.servers().find((state) => state.name === "lateModern")).toMatchObject({
+      protocolVersion: "2025-11-25",
+    });
     for (const name of ["late1", "late2"]) {
       expect(yard.servers().find((state) => state.name === name)).toMatchObject({
         protocolVersion: "2025-11-25",
