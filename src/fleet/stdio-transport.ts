@@ -11,7 +11,7 @@ export const RESULT_TOO_LARGE_RPC_CODE = -32099;
 const ID_WINDOW_CHARS = 256;
 /** A request that opens a subscription for the connection's lifetime: it is not work in flight. */
 const LISTEN_METHOD = "subscriptions/listen";
-/** The version probe; a server that ignores it is sent `initialize` instead, and the probe never cancelled. */
+/** The version probe, never cancelled: once `initialize` goes out, it awaits nothing more. */
 const PROBE_METHOD = "server/discover";
 
 export interface StdioTransportOptions
