@@ -1,13 +1,15 @@
 // A conformance client that drives each scenario through Switchyard's public API only (the package's
 // own entry, "switchyard", built into dist/ by `npm run build`). The suite runs it as
 // `node conformance/switchyard-client.mjs <server-url>` with MCP_CONFORMANCE_SCENARIO set.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { authorizeServer, isSwitchyardError, Switchyard } from "switchyard";
 
-// Tokens of a login go to a folder of this run's, never the user's config folder.
-process.env.XDG_CONFIG_HOME = mkdtempSync(path.join(tmpdir(), "switchyard-conformance-auth-"));
+// Tokens of a login go to a folder of this run's, never the user's config folder; removed on exit.
+const authHome = mkdtempSync(path.join(tmpdir(), "switchyard-conformance-auth-"));
+process.env.XDG_CONFIG_HOME = authHome;
+process.on("exit", () => rmSync(authHome, { recursive: true, force: true }));
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
