@@ -5,6 +5,11 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
+/** The `--json` error code of a usage mistake the CLI finds itself (commander's, or a flag it checks). */
+export const USAGE_ERROR = "USAGE";
+/** The `--json` error code of any other failure that is not a `SwitchyardError`. */
+export const FAILED_ERROR = "FAILED";
+
 /** A failure the CLI reports in one line and exits with `exitCode`. */
 export class CliError extends Error {
   readonly exitCode: number;
@@ -37,4 +42,13 @@ export function exitCodeOf(error: unknown): number {
       : EXIT_FAILED;
   }
   return EXIT_FAILED;
+}
+
+/**
+ * The `code` a failure is printed with under `--json` (docs/contract.md): the `SwitchyardError`'s own,
+ * else {@link USAGE_ERROR} for what exits 2 and {@link FAILED_ERROR} for the rest.
+ */
+export function errorCodeOf(error: unknown): string {
+  if (isSwitchyardError(error)) return error.code;
+  return exitCodeOf(error) === EXIT_USAGE ? USAGE_ERROR : FAILED_ERROR;
 }

@@ -22,7 +22,17 @@ import { type ServersFlags, serversCommand } from "./commands/servers.js";
 import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
 import { type UiFlags, uiCommand } from "./commands/ui.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
-import { EXIT_FAILED, EXIT_USAGE, exitCodeOf, messageOf } from "./exit-codes.js";
+import {
+  CliError,
+  EXIT_FAILED,
+  EXIT_USAGE,
+  errorCodeOf,
+  exitCodeOf,
+  FAILED_ERROR,
+  messageOf,
+  USAGE_ERROR,
+} from "./exit-codes.js";
+import { createOutput, errorJson } from "./output.js";
 import { PACKAGE_VERSION } from "./version.js";
 
 /** Exit codes for the signals the CLI stops on (128 + signal number); SIGHUP: the terminal closed. */
@@ -237,22 +247,24 @@ function collect(value: string, previous: string[] = []): string[] {
 
 /**
  * Usage errors as one line on stderr, as the README promises, in the form
- * `switchyard: unknown command "toosl" (did you mean tools?); run switchyard --help`.
+ * `switchyard: unknown command "toosl" (did you mean tools?); run switchyard --help`. Commander's error
+ * becomes a {@link CliError} that `main` reports as it reports every failure (with `--json`, on stdout too).
  */
 function oneLineErrors(command: Command): void {
   const path: string[] = [];
   for (let at: Command | null = command; at; at = at.parent) path.unshift(at.name());
-  command.configureOutput({
-    outputError: (text, write) => {
-      const message = text
-        .trim()
-        .replace(/^error: /, "")
-        .replace(/\n\(Did you mean (.*)\?\)$/s, " (did you mean $1?)")
-        .replace(/'([^']*)'/g, '"$1"')
-        .replace(/\.$/, "")
-        .replace(/\s*\n\s*/g, " ");
-      write(`switchyard: ${message}; run ${path.join(" ")} --help\n`);
-    },
+  command.configureOutput({ outputError: () => {} });
+  command.exitOverride((error) => {
+    // --help and --version end here too (exit 0), and `switchyard` alone, which printed the help.
+    if (error.exitCode === 0 || error.code === "commander.help") throw error;
+    const message = error.message
+      .trim()
+      .replace(/^error: /, "")
+      .replace(/\n\(Did you mean (.*)\?\)$/s, " (did you mean $1?)")
+      .replace(/'([^']*)'/g, '"$1"')
+      .replace(/\.$/, "")
+      .replace(/\s*\n\s*/g, " ");
+    throw new CliError(`${message}; run ${path.join(" ")} --help`, EXIT_USAGE);
   });
   for (const sub of command.commands) oneLineErrors(sub);
 }
@@ -283,22 +295,29 @@ function onSignal(signal: NodeJS.Signals): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  const cli = program();
+  // Known once commander has read the options, which it does before it finds any usage error.
+  const output = () => createOutput(cli.opts<GlobalOptions>().json === true);
   process.on("SIGHUP", onSignal);
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("uncaughtException", (error) => {
-    process.stderr.write(`switchyard: internal error: ${error.stack ?? messageOf(error)}\n`);
+    output().failed(FAILED_ERROR, `internal error: ${error.stack ?? messageOf(error)}`);
     process.exit(EXIT_FAILED);
   });
   try {
-    await program().parseAsync(argv);
+    await cli.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
+      // --help or --version; or no command at all: the help, on stderr, said what there is.
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+      const out = output();
+      if (error.exitCode !== 0 && out.json)
+        out.data(errorJson(USAGE_ERROR, "a command is needed; run switchyard --help"));
       return;
     }
     if (stopping) return;
-    process.stderr.write(`switchyard: ${messageOf(error)}\n`);
+    output().failed(errorCodeOf(error), messageOf(error));
     process.exitCode = exitCodeOf(error);
   }
 }

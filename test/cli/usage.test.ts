@@ -79,9 +79,15 @@ describe("--trace-wire", () => {
   });
 
   it("refuses - together with --json: both would write to stdout (exit 2); alone, - is stdout", async () => {
-    expect(await usage(["--config", config, "--json", "--trace-wire", "-", "tools"])).toBe(
-      "switchyard: --trace-wire - cannot be used with --json: both write to stdout; give the trace a file, e.g. --trace-wire trace.jsonl\n",
-    );
+    const message =
+      "--trace-wire - cannot be used with --json: both write to stdout; give the trace a file, e.g. --trace-wire trace.jsonl";
+    const refused = await runCli(["--config", config, "--json", "--trace-wire", "-", "tools"], {
+      env: env(),
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`switchyard: ${message}\n`);
+    // Only the error, as every failure under --json.
+    expect(JSON.parse(refused.stdout)).toEqual({ error: { code: "USAGE", message } });
     const { code, stdout } = await runCli(
       ["--config", config, "--trace-wire", "-", "call", "clean_echo", '{"text":"hi"}'],
       { env: env() },

@@ -1,4 +1,4 @@
-import type { Switchyard } from "../../internal.js";
+import { type Switchyard, SwitchyardError } from "../../internal.js";
 import { readCatalogCache, serverForTool, writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
@@ -37,11 +37,18 @@ export async function connectFor(
     const alone = await ctx.connect(undefined, [server]);
     if (alone.describeTool(name)) return alone;
     const state = alone.servers()[0];
+    // Codes a script can tell apart in `--json`'s error (both exit 1).
     if (state?.status === "needs-auth")
-      throw new CliError(`${name}: ${state.error ?? "a login is needed"}`, EXIT_FAILED);
+      throw new SwitchyardError("AUTH_REQUIRED", `${name}: ${state.error ?? "a login is needed"}`, {
+        server,
+      });
     if (state?.status === "failed") {
       // Its names are its own: no other server can list this one, and this one could not start.
-      throw new CliError(`${name}: server ${server} failed: ${state.error ?? "unknown error"}`, EXIT_FAILED);
+      throw new SwitchyardError(
+        "SERVER_UNAVAILABLE",
+        `${name}: server ${server} failed: ${state.error ?? "unknown error"}`,
+        { server },
+      );
     }
     ctx.logger.debug({ server }, `${name} is not on ${server} alone: connecting the whole fleet`);
     await ctx.disconnect(alone);

@@ -1,0 +1,116 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CliError, EXIT_USAGE, errorCodeOf } from "../../src/cli/exit-codes.js";
+import { SwitchyardError } from "../../src/index.js";
+import { raw, runCli, sdk } from "../helpers.js";
+
+let dir: string;
+/** A fleet of a good server, one that exits during the handshake and one with a tool that crashes it. */
+let fleet: string;
+/** A config with a key that is not there to be: CONFIG_INVALID. */
+let badConfig: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "switchyard-failures-"));
+  fleet = path.join(dir, "switchyard.config.json");
+  writeFileSync(
+    fleet,
+    JSON.stringify({
+      mcpServers: { good: sdk(), broken: raw("--exit-on-initialize", "3"), crashy: raw() },
+    }),
+  );
+  badConfig = path.join(dir, "bad.json");
+  writeFileSync(badConfig, JSON.stringify({ mcpServers: { good: sdk() }, routing: { hintz: [] } }));
+});
+
+/** The CLI with this test's own data, state, cache and config folders. */
+function cli(args: string[]) {
+  return runCli(args, {
+    env: {
+      XDG_DATA_HOME: path.join(dir, "data"),
+      XDG_STATE_HOME: path.join(dir, "state"),
+      XDG_CACHE_HOME: path.join(dir, "cache"),
+      XDG_CONFIG_HOME: path.join(dir, "config"),
+    },
+  });
+}
+
+/**
+ * Run a command that fails, with `--json`: its exit code is `exit`, stdout holds the error object alone,
+ * and stderr's last line says the same message. Returns the error object.
+ */
+async function jsonFailure(args: string[], exit: number): Promise<{ code: string; message: string }> {
+  const { code, stdout, stderr } = await cli(["--json", ...args]);
+  expect(code, stderr).toBe(exit);
+  const printed = JSON.parse(stdout) as { error: { code: string; message: string } };
+  expect(Object.keys(printed)).toEqual(["error"]);
+  expect(Object.keys(printed.error).sort()).toEqual(["code", "message"]);
+  expect(stderr.trimEnd().split("\n").at(-1)).toBe(`switchyard: ${printed.error.message}`);
+  return printed.error;
+}
+
+describe("--json on a failed command", () => {
+  it("prints USAGE for a usage mistake, with the line stderr has, and exits 2", async () => {
+    expect(await jsonFailure(["--bogus", "servers"], 2)).toEqual({
+      code: "USAGE",
+      message: 'unknown option "--bogus"; run switchyard --help',
+    });
+    expect(await jsonFailure(["toosl"], 2)).toEqual({
+      code: "USAGE",
+      message: 'unknown command "toosl" (did you mean tools?); run switchyard --help',
+    });
+    expect(await jsonFailure(["ask", "hi", "--max-steps", "0"], 2)).toEqual({
+      code: "USAGE",
+      message: '--max-steps must be a whole number above 0 (got "0")',
+    });
+    // Nothing but the error: the usage line is the only line on stderr.
+    const { stderr } = await cli(["--json", "servers", "--wid"]);
+    expect(stderr).toBe(
+      'switchyard: unknown option "--wid" (did you mean --wide?); run switchyard servers --help\n',
+    );
+  });
+
+  it("prints the SwitchyardError's code for a bad config (CONFIG_INVALID, exit 2)", async () => {
+    expect(await jsonFailure(["--config", badConfig, "servers"], 2)).toEqual({
+      code: "CONFIG_INVALID",
+      message: 'bad.json: routing: Unrecognized key: "hintz"',
+    });
+  });
+
+  it("prints the code of a call that failed: an unknown tool (exit 2), a server that is down or crashed (exit 1)", async () => {
+    const unknown = await jsonFailure(["--config", fleet, "call", "good_ecko", "{}"], 2);
+    expect(unknown.code).toBe("TOOL_NOT_FOUND");
+    expect(unknown.message).toContain("did you mean good_echo");
+    const badArgs = await jsonFailure(["--config", fleet, "call", "good_echo", "{text:"], 2);
+    expect(badArgs.code).toBe("USAGE");
+    const down = await jsonFailure(["--config", fleet, "call", "broken_echo", '{"text":"hi"}'], 1);
+    expect(down.code).toBe("SERVER_UNAVAILABLE");
+    expect(down.message).toMatch(/^broken_echo: server broken failed: .*exit code 3/);
+    const crashed = await jsonFailure(["--config", fleet, "call", "crashy_crash"], 1);
+    expect(crashed.code).toBe("SERVER_UNAVAILABLE");
+    expect(crashed.message).toContain("server crashy went away during the call to crash");
+  });
+
+  it("keeps a command's own JSON result when its work partly failed (exit 1), and prints no error object", async () => {
+    const servers = await cli(["--config", fleet, "--json", "servers"]);
+    expect(servers.code).toBe(1);
+    const states = JSON.parse(servers.stdout) as Array<{ name: string; status: string }>;
+    expect(states.map((state) => [state.name, state.status])).toEqual([
+      ["good", "ready"],
+      ["broken", "failed"],
+      ["crashy", "ready"],
+    ]);
+    const toolError = await cli(["--config", fleet, "--json", "call", "good_fail"]);
+    expect(toolError.code).toBe(1);
+    expect(JSON.parse(toolError.stdout)).toMatchObject({ isError: true });
+  });
+
+  it("names its codes: the SwitchyardError's, else USAGE for what exits 2 and FAILED for the rest", () => {
+    expect(errorCodeOf(new SwitchyardError("TOOL_NOT_FOUND", "no tool"))).toBe("TOOL_NOT_FOUND");
+    expect(errorCodeOf(new CliError("--limit must be a whole number", EXIT_USAGE))).toBe("USAGE");
+    expect(errorCodeOf(new CliError("the login failed"))).toBe("FAILED");
+    expect(errorCodeOf(new Error("EACCES"))).toBe("FAILED");
+  });
+});
