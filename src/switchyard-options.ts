@@ -23,6 +23,12 @@ export interface SwitchyardOptions {
   wireTrace?: WireSink;
   /** Called as each server finishes connecting (ready or failed), for progress displays. */
   onServerSettled?: (state: ServerState, settled: number, total: number) => void;
+  /**
+   * The level a server's failure to connect (or, `lazy`, to start for its first request) is logged at;
+   * default `warn`. `info` for a caller that reports it itself, from `servers()` and the errors of the
+   * requests it fails, as the CLI does: then it is said once.
+   */
+  serverFailureLogLevel?: "warn" | "info";
   /** Abandons connecting; servers not yet connected end up `failed`. */
   signal?: AbortSignal;
   /** For a config object: the folder relative paths resolve against; default: the working directory. */

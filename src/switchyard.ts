@@ -192,6 +192,7 @@ export class Switchyard implements AsyncDisposable {
       logger,
       ...(options.wireTrace ? { wire: options.wireTrace } : {}),
       ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
+      ...(options.serverFailureLogLevel ? { failureLogLevel: options.serverFailureLogLevel } : {}),
       onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
       onResourcesChanged: (server, resources, templates) =>
         lists.setServerResources(server, resources, templates),

@@ -37,6 +37,19 @@ export interface GlobalOptions {
   role?: string[];
 }
 
+/** What {@link CommandContext.connect} starts, and who says which servers failed. */
+export interface ConnectOptions {
+  /** Another config file than the command's (the demo's fleets). */
+  configFile?: string;
+  /** Only these servers of the config. */
+  only?: readonly string[];
+  /**
+   * Whether each server that failed (or needs a login) is noted on stderr; default true. False for a
+   * command that shows them itself (`servers`' table, `call`'s error), so that each is said once.
+   */
+  noteFailures?: boolean;
+}
+
 /** What a command runs with: output, logger, and resources closed when the command ends. */
 export class CommandContext {
   readonly out: Output;
@@ -46,6 +59,8 @@ export class CommandContext {
   #config: SwitchyardConfig | undefined;
   #configFile: string | undefined;
   #yards: Switchyard[] = [];
+  /** Configs whose warnings a Switchyard already logged: a command that connects twice says them once. */
+  readonly #warned = new WeakSet<SwitchyardConfig>();
   /** Aborted when the CLI is interrupted (a signal): commands pass it as their run's `signal`. */
   readonly #interrupt = new AbortController();
   #onInterrupt: ((signal: NodeJS.Signals) => boolean) | undefined;
@@ -112,17 +127,23 @@ export class CommandContext {
   /**
    * Connect to the config's servers — all of them, or only those named in `only` (their tools keep
    * the names they have in the whole fleet when `namesStandAlone` in catalog-cache.ts says so) —
-   * showing progress on a TTY.
+   * showing progress on a TTY, then noting each server that failed, once (the library's log line for
+   * it is lowered to `info`).
    */
-  async connect(configFile?: string, only?: readonly string[]): Promise<Switchyard> {
+  async connect(options: ConnectOptions = {}): Promise<Switchyard> {
+    const { configFile, only } = options;
     const loaded = this.loadConfig(configFile);
-    const config = only
-      ? { ...loaded, servers: loaded.servers.filter((server) => only.includes(server.name)) }
-      : loaded;
+    const config = {
+      ...loaded,
+      ...(only ? { servers: loaded.servers.filter((server) => only.includes(server.name)) } : {}),
+      warnings: this.#warned.has(loaded) ? [] : loaded.warnings,
+    };
+    this.#warned.add(loaded);
     const store = await this.#recordingStore();
     const progress = process.stderr.isTTY ? new ConnectProgress() : undefined;
     const yard = await Switchyard.connect(config, {
       logger: this.logger,
+      serverFailureLogLevel: "info",
       // Servers that ask the user are answered on the terminal (declined without one).
       onElicitation: askUser,
       elicitationUrl: true,
@@ -138,6 +159,16 @@ export class CommandContext {
         : {}),
     });
     progress?.done();
+    if (options.noteFailures !== false) {
+      for (const state of yard.servers()) {
+        if (state.status === "needs-auth")
+          this.out.note(
+            `warning: server ${state.name} needs a login and is left out: run \`switchyard login ${state.name}\``,
+          );
+        if (state.status === "failed")
+          this.out.note(`warning: server ${state.name} failed and is left out: ${state.error}`);
+      }
+    }
     yard.observe((event) => {
       if (event.type === "call_progress") this.out.note(describeProgress(event));
     });

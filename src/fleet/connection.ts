@@ -169,7 +169,7 @@ export class ServerConnection {
     }
     const failure = await this.#open(signal);
     if (this.#status !== "connecting") return;
-    if (failure) return this.#fail(failure, `failed to connect: ${failure}`);
+    if (failure) return this.#fail(failure, `failed to connect: ${failure}`, this.#hooks.failureLogLevel);
     this.#becomeReady();
     this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length }, "connected");
     this.#startHealthChecks();
@@ -326,7 +326,7 @@ export class ServerConnection {
         return;
       }
       this.#cached = undefined;
-      if (failure) return this.#fail(failure, `failed to start: ${failure}`);
+      if (failure) return this.#fail(failure, `failed to start: ${failure}`, this.#hooks.failureLogLevel);
       this.#becomeReady();
       this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length }, "started on first use");
       this.#startHealthChecks();
@@ -530,10 +530,10 @@ export class ServerConnection {
     this.#restartDone();
   }
 
-  #fail(reason: string, logLine: string): void {
+  #fail(reason: string, logLine: string, level: "warn" | "info" = "warn"): void {
     this.#error = reason;
     this.#setStatus(this.#needsAuth ? "needs-auth" : "failed");
-    this.#log.warn({}, logLine);
+    this.#log[level]({}, logLine);
     this.#restartDone();
   }
 

@@ -17,6 +17,7 @@ export interface FleetOptions {
   onResourceUpdated?: ConnectionHooks["onResourceUpdated"];
   /** What the client answers when a server asks (elicitation, roots, sampling). */
   requests?: ClientRequests;
+  failureLogLevel?: ConnectionHooks["failureLogLevel"];
 }
 
 /**
@@ -41,6 +42,7 @@ export class Fleet {
           ...(options.onPromptsChanged ? { onPromptsChanged: options.onPromptsChanged } : {}),
           ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
           ...(options.requests ? { requests: options.requests } : {}),
+          ...(options.failureLogLevel ? { failureLogLevel: options.failureLogLevel } : {}),
         }),
       ]),
     );

@@ -78,4 +78,9 @@ export interface ConnectionHooks {
   onResourceUpdated?: (server: string, uri: string) => void;
   /** What the client answers when the server asks (elicitation, roots, sampling). */
   requests?: ClientRequests;
+  /**
+   * The level a failure to connect, or (`lazy`) to start for a first request, is logged at; default
+   * `warn`. `info` for a caller that reports those failures itself, so that each is said once.
+   */
+  failureLogLevel?: "warn" | "info";
 }

@@ -11,6 +11,8 @@ let dir: string;
 let fleet: string;
 /** A config with a key that is not there to be: CONFIG_INVALID. */
 let badConfig: string;
+/** A config with an unknown server key: a warning, and the config is used. */
+let warnedConfig: string;
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), "switchyard-failures-"));
@@ -23,7 +25,14 @@ beforeAll(() => {
   );
   badConfig = path.join(dir, "bad.json");
   writeFileSync(badConfig, JSON.stringify({ mcpServers: { good: sdk() }, routing: { hintz: [] } }));
+  warnedConfig = path.join(dir, "warned.json");
+  writeFileSync(warnedConfig, JSON.stringify({ mcpServers: { good: { ...sdk(), colour: "red" } } }));
 });
+
+/** How many times `text` holds `part`. */
+function occurrences(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
 
 /** The CLI with this test's own data, state, cache and config folders. */
 function cli(args: string[]) {
@@ -112,5 +121,45 @@ describe("--json on a failed command", () => {
     expect(errorCodeOf(new CliError("--limit must be a whole number", EXIT_USAGE))).toBe("USAGE");
     expect(errorCodeOf(new CliError("the login failed"))).toBe("FAILED");
     expect(errorCodeOf(new Error("EACCES"))).toBe("FAILED");
+  });
+});
+
+describe("each failure said once, on its own line", () => {
+  it("servers: a server that failed is in the table, and not said again on stderr", async () => {
+    const { code, stdout, stderr } = await cli(["--config", fleet, "servers"]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/broken\s+failed/);
+    expect(stderr).toBe("");
+    expect(occurrences(stdout + stderr, "fatal: cannot open database")).toBe(1);
+  });
+
+  it("call of a tool whose server failed: the command's one line", async () => {
+    const { code, stderr } = await cli(["--config", fleet, "call", "broken_echo", '{"text":"hi"}']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^switchyard: broken_echo: server broken failed: .*exit code 3.*\n$/);
+    expect(occurrences(stderr, "fatal: cannot open database")).toBe(1);
+  });
+
+  it("a command that goes on without a failed server warns once about it", async () => {
+    const { code, stdout, stderr } = await cli(["--config", fleet, "tools", "--refresh"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("good_echo");
+    expect(stderr).toMatch(/^warning: server broken failed and is left out: .*exit code 3.*\n$/);
+    expect(occurrences(stderr, "fatal: cannot open database")).toBe(1);
+  });
+
+  it("a config's warning once, though call starts the tool's server alone and then the whole fleet", async () => {
+    const { code, stderr } = await cli(["--config", warnedConfig, "call", "good_nothing"]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      "warn  config: mcpServers.good.colour: unknown key, ignored\n" +
+        "switchyard: no tool named good_nothing in the catalog; list the tools to see what there is\n",
+    );
+  });
+
+  it("a bad config in chat: one line, not also a warning that the chat is not saved", async () => {
+    const { code, stderr } = await cli(["--config", badConfig, "chat"]);
+    expect(code).toBe(2);
+    expect(stderr).toBe('switchyard: bad.json: routing: Unrecognized key: "hintz"\n');
   });
 });

@@ -82,7 +82,7 @@ describe("switchyard login and logout", () => {
     expect(before.stdout).toMatch(/local\s+ready/);
     const listed = await cli("tools");
     expect(listed.stderr).toContain(
-      "server guarded needs a login, its tools are not listed: run `switchyard login guarded`",
+      "warning: server guarded needs a login and is left out: run `switchyard login guarded`",
     );
     expect(listed.stdout).toContain("local_echo");
 

@@ -68,6 +68,23 @@ describe("a fleet of stdio servers", () => {
     ).toBe(true);
   });
 
+  it("logs a server that fails to connect once, at warn, or at info for a caller that reports it itself", async () => {
+    for (const [given, level] of [
+      [undefined, 40],
+      ["info", 30],
+    ] as const) {
+      const { logger, lines } = memoryLogger();
+      await using yard = await Switchyard.connect(
+        { mcpServers: { dies: raw("--exit-on-initialize", "4") } },
+        { logger, ...(given ? { serverFailureLogLevel: given } : {}) },
+      );
+      expect(yard.servers()[0]).toMatchObject({ status: "failed" });
+      const said = lines().filter((line) => String(line.msg).startsWith("failed to connect:"));
+      expect(said).toEqual([expect.objectContaining({ level, server: "dies" })]);
+      expect(String(said[0]!.msg)).toContain("exit code 4");
+    }
+  });
+
   it("lists every page of a paginated tools/list", async () => {
     await using yard = await Switchyard.connect({
       mcpServers: { paged: raw("--page-size", "1", "--tools", "a,b,c,d") },

@@ -97,6 +97,8 @@ async function openChatSession(
   id: string | undefined,
 ): Promise<ChatSessionState | undefined> {
   if (id === undefined) {
+    // A config that cannot be read fails the chat, said once; it is not the store's failure.
+    ctx.loadConfig();
     let store: Store | undefined;
     try {
       store = await ctx.store();

@@ -10,7 +10,8 @@ export async function callCommand(
   rawArgs: string | undefined,
 ): Promise<number> {
   const args = parseArgs(rawArgs);
-  const yard = await connectFor(ctx, name);
+  // The call's error says what concerns it: a tool of a failed server is SERVER_UNAVAILABLE, with why.
+  const yard = await connectFor(ctx, name, { noteFailures: false });
   const result = await yard.callTool(name, args);
   if (ctx.out.json) ctx.out.data(result);
   else if (result.isError) ctx.out.note(`${name} returned an error: ${result.text}`);
@@ -23,18 +24,21 @@ export async function callCommand(
  * cached catalog (or, without one, the name's `<namespace>_` prefix) says which it is and it lists
  * the name under the same name alone; else the whole fleet, which also refreshes the cache. A name no
  * server lists gets the whole fleet too, so that its "did you mean" comes from the whole catalog.
+ * `noteFailures: false`: the whole fleet's failed servers are not noted (the tool's own server, started
+ * alone, never is: its failure is the error thrown).
  */
 export async function connectFor(
   ctx: CommandContext,
   name: string,
-  options: { refresh?: boolean } = {},
+  options: { refresh?: boolean; noteFailures?: boolean } = {},
 ): Promise<Switchyard> {
   const config = ctx.loadConfig();
   const file = ctx.configFile();
   const cache = options.refresh ? undefined : readCatalogCache(file, config);
   const server = serverForTool(config, name, cache);
   if (server !== undefined) {
-    const alone = await ctx.connect(undefined, [server]);
+    // Its failure is this command's error below.
+    const alone = await ctx.connect({ only: [server], noteFailures: false });
     if (alone.describeTool(name)) return alone;
     const state = alone.servers()[0];
     // Codes a script can tell apart in `--json`'s error (both exit 1).
@@ -53,7 +57,7 @@ export async function connectFor(
     ctx.logger.debug({ server }, `${name} is not on ${server} alone: connecting the whole fleet`);
     await ctx.disconnect(alone);
   }
-  const yard = await ctx.connect();
+  const yard = await ctx.connect({ noteFailures: options.noteFailures !== false });
   writeCatalogCache(file, config, yard);
   return yard;
 }

@@ -17,8 +17,7 @@ export interface ResourceFlags {
 export async function resourcesCommand(ctx: CommandContext, flags: ResourceFlags = {}): Promise<number> {
   const config = ctx.loadConfig();
   const only = checkServerNames(config, flags.server, ctx.configFile());
-  const yard = await ctx.connect(undefined, only);
-  warnFailed(ctx, yard.servers());
+  const yard = await ctx.connect(only ? { only } : {});
   const resources = yard.resources();
   const templates = yard.resourceTemplates();
   if (ctx.out.json) {
@@ -59,7 +58,7 @@ export async function readCommand(
   const config = ctx.loadConfig();
   const only = checkServerNames(config, flags.server, ctx.configFile());
   if (only && only.length > 1) throw new CliError("read takes one --server", EXIT_USAGE);
-  const yard = await ctx.connect(undefined, only);
+  const yard = await ctx.connect(only ? { only } : {});
   const server = only?.[0];
   const result = await yard.readResource(uri, server !== undefined ? { server } : {});
   if (ctx.out.json) {
@@ -73,7 +72,6 @@ export async function readCommand(
 /** `switchyard prompts`: every prompt of the fleet, with its server and arguments. */
 export async function promptsCommand(ctx: CommandContext): Promise<number> {
   const yard = await ctx.connect();
-  warnFailed(ctx, yard.servers());
   const prompts = yard.prompts();
   if (ctx.out.json) {
     ctx.out.data(prompts);
@@ -108,18 +106,6 @@ export async function promptCommand(
   }
   ctx.out.result(formatMessages(result));
   return EXIT_OK;
-}
-
-function warnFailed(
-  ctx: CommandContext,
-  servers: Array<{ name: string; status: string; error?: string }>,
-): void {
-  for (const state of servers) {
-    if (state.status === "failed")
-      ctx.out.note(
-        `warning: server ${state.name} failed, its resources and prompts are not listed: ${state.error}`,
-      );
-  }
 }
 
 function writeContents(ctx: CommandContext, result: ResourceContents): void {

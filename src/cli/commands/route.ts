@@ -116,10 +116,6 @@ export async function routeCommand(
   const config = ctx.loadConfig();
   const section = routingSection(config.routing, flags);
   const yard = await ctx.connect();
-  for (const state of yard.servers()) {
-    if (state.status === "failed")
-      ctx.out.note(`warning: server ${state.name} failed, its tools are not ranked: ${state.error}`);
-  }
   const router = routerFor(yard, section, {
     onError: (error, strategy) =>
       ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),

@@ -19,7 +19,8 @@ export interface ServersFlags {
 export async function serversCommand(ctx: CommandContext, flags: ServersFlags = {}): Promise<number> {
   const config = ctx.loadConfig();
   const only = checkServerNames(config, flags.server, ctx.configFile());
-  const yard = await ctx.connect(undefined, only);
+  // The table says which servers failed, and why.
+  const yard = await ctx.connect({ ...(only ? { only } : {}), noteFailures: false });
   if (!only) writeCatalogCache(ctx.configFile(), config, yard);
   const states = yard.servers();
   if (ctx.out.json) ctx.out.data(states.map(serverJson));

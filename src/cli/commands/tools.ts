@@ -37,16 +37,8 @@ export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}):
       only?.every((name) =>
         namesStandAlone(config, config.servers.find((server) => server.name === name)!),
       ) ?? false;
-    const yard = await ctx.connect(undefined, alone ? only : undefined);
+    const yard = await ctx.connect(alone && only ? { only } : {});
     if (!alone) writeCatalogCache(file, config, yard);
-    for (const state of yard.servers()) {
-      if (state.status === "needs-auth" && keep({ server: state.name }))
-        ctx.out.note(
-          `warning: server ${state.name} needs a login, its tools are not listed: run \`switchyard login ${state.name}\``,
-        );
-      if (state.status === "failed" && keep({ server: state.name }))
-        ctx.out.note(`warning: server ${state.name} failed, its tools are not listed: ${state.error}`);
-    }
     tools = yard.tools().filter(keep);
   }
 
