@@ -189,7 +189,8 @@ export function httpStatusOf(error: unknown): number | undefined {
 /**
  * What went wrong, as a person should read it: the system error and address under a `fetch failed`
  * (`connect ECONNREFUSED 127.0.0.1:59998`), an HTML error page as its status and `<title>` (never the
- * page), the message otherwise.
+ * page) — in the message, or in the body an SDK HTTP error keeps beside it (the version probe's) — the
+ * message otherwise.
  */
 export function readableFailure(error: unknown): string {
   const system = findCause(
@@ -206,16 +207,36 @@ export function readableFailure(error: unknown): string {
     const quoted = /((?:connect |getaddrinfo )?E[A-Z]{3,}\b[^;]*)$/.exec(message)?.[1];
     if (quoted) return quoted;
   }
-  return withoutHtml(message, httpStatusOf(error));
+  const status = httpStatusOf(error);
+  const page = status !== undefined ? `HTTP ${status}` : "an HTML error page";
+  if (HTML_PAGE.test(message)) return withoutHtml(message, page);
+  const body = htmlBodyOf(error);
+  if (body === undefined) return message;
+  // The message may name the status already ("… answered the probe with HTTP 502"): the title follows.
+  return `${message.endsWith(page) ? message : `${message}: ${page}`}${pageTitle(body)} (an HTML page, not MCP)`;
 }
 
-/** Replace an HTML page inside a message by its status line and title. */
-function withoutHtml(message: string, status: number | undefined): string {
-  const start = message.search(/<!doctype html|<html[\s>]/i);
-  if (start < 0) return message;
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(message)?.[1]?.replace(/\s+/g, " ").trim();
-  const page = status !== undefined ? `HTTP ${status}` : "an HTML error page";
-  return `${message.slice(0, start).replace(/[:\s]+$/, "")}: ${page}${title ? ` "${title}"` : ""} (an HTML page, not MCP)`;
+/** Where an HTML page starts in a text. */
+const HTML_PAGE = /<!doctype html|<html[\s>]/i;
+
+/** Replace an HTML page inside a message by `page` (its status line) and its title. */
+function withoutHtml(message: string, page: string): string {
+  const start = message.search(HTML_PAGE);
+  return `${message.slice(0, start).replace(/[:\s]+$/, "")}: ${page}${pageTitle(message)} (an HTML page, not MCP)`;
+}
+
+/** ` "502 Bad Gateway"` for a page with that `<title>`; empty without one. */
+function pageTitle(page: string): string {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(page)?.[1]?.replace(/\s+/g, " ").trim();
+  return title ? ` "${title}"` : "";
+}
+
+/** The HTML page an SDK HTTP error keeps as the response's body (`data.text`) along the cause chain. */
+function htmlBodyOf(error: unknown): string | undefined {
+  return findCause(error, (cause): cause is { data: { text: string } } => {
+    const text = (cause as { data?: { text?: unknown } }).data?.text;
+    return typeof text === "string" && HTML_PAGE.test(text);
+  })?.data.text;
 }
 
 /**

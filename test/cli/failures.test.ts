@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliError, EXIT_USAGE, errorCodeOf } from "../../src/cli/exit-codes.js";
 import { SwitchyardError } from "../../src/index.js";
 import { raw, runCli, sdk } from "../helpers.js";
@@ -161,5 +162,36 @@ describe("each failure said once, on its own line", () => {
     const { code, stderr } = await cli(["--config", badConfig, "chat"]);
     expect(code).toBe(2);
     expect(stderr).toBe('switchyard: bad.json: routing: Unrecognized key: "hintz"\n');
+  });
+});
+
+describe("a server behind a proxy that answers with an HTML error page", () => {
+  const proxy = createServer((_req, res) => {
+    res.writeHead(502, { "content-type": "text/html" });
+    res.end("<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>");
+  });
+  afterAll(() => new Promise((resolve) => proxy.close(resolve)));
+
+  it("servers --json gives its status and title, whether the version probe or initialize met it", async () => {
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/mcp`;
+    const config = path.join(dir, "proxied.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          probed: { url, transport: "http" },
+          plain: { url, transport: "http", versionNegotiation: "legacy" },
+        },
+      }),
+    );
+    const { code, stdout } = await cli(["--config", config, "--json", "servers"]);
+    expect(code).toBe(1);
+    const states = JSON.parse(stdout) as Array<{ name: string; error?: string }>;
+    for (const state of states) {
+      expect(state.error, state.name).toContain('HTTP 502 "502 Bad Gateway" (an HTML page, not MCP)');
+      expect(state.error).not.toContain("nginx");
+    }
+    expect(states.map((state) => state.name)).toEqual(["probed", "plain"]);
   });
 });

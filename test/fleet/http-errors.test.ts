@@ -17,12 +17,12 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** A proxy's error page: HTTP 502 with an HTML body. */
-async function htmlErrorPage(): Promise<string> {
+/** A proxy's error page: HTTP 502 (or `status`) with an HTML body titled by it, for every request. */
+async function htmlErrorPage(status = 502, title = "502 Bad Gateway"): Promise<string> {
   const server: Server = createServer((_req, res) => {
-    res.writeHead(502, { "content-type": "text/html" });
+    res.writeHead(status, { "content-type": "text/html" });
     res.end(
-      `<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>${"<p>nginx</p>".repeat(100)}</body></html>`,
+      `<html><head><title>${title}</title></head><body><h1>${title}</h1>${"<p>nginx</p>".repeat(100)}</body></html>`,
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -57,6 +57,29 @@ describe("HTTP failures a user reads", () => {
       expect(state.error).not.toContain("<html");
       expect(state.error).not.toContain("nginx");
     }
+  });
+
+  it("keep the page's title when it answers the version probe, as when it answers initialize", async () => {
+    const gateway = await htmlErrorPage();
+    const unavailable = await htmlErrorPage(503, "503 Service Unavailable");
+    const notFound = await htmlErrorPage(404, "404 Not Found");
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        // versionNegotiation "auto" (the default): the server/discover probe is the first request.
+        probed: { url: gateway, transport: "http" },
+        fellBack: { url: gateway },
+        unavailable: { url: unavailable, transport: "http" },
+        // A 4xx answer to the probe sends the client on to initialize, which meets the page again.
+        notFound: { url: notFound, transport: "http" },
+      },
+    });
+    closers.push(() => yard.close());
+    const errors = Object.fromEntries(yard.servers().map((state) => [state.name, state.error ?? ""]));
+    expect(errors.probed).toMatch(/with HTTP 502 "502 Bad Gateway" \(an HTML page, not MCP\)$/);
+    expect(errors.fellBack).toContain('HTTP 502 "502 Bad Gateway" (an HTML page, not MCP)');
+    expect(errors.unavailable).toContain('HTTP 503 "503 Service Unavailable" (an HTML page, not MCP)');
+    expect(errors.notFound).toContain('HTTP 404 "404 Not Found" (an HTML page, not MCP)');
+    for (const error of Object.values(errors)) expect(error).not.toMatch(/<html|nginx/);
   });
 
   it("the model endpoint too: a refused connection names the address, an HTML page its title", async () => {
