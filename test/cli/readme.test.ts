@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../src/index.js";
-import { NODE, processesWith, ROOT } from "../helpers.js";
+import { NODE, processesWith, ROOT, runCli, sdk } from "../helpers.js";
 
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
 
@@ -79,5 +79,35 @@ describe("the README", () => {
       config.replace(/\s+/g, " "),
     )![1]!;
     expect(sentence.match(/[A-Z_]{2,}/g)).toEqual(inherited);
+  });
+});
+
+describe("what the README says the store keeps", () => {
+  it("a call's result text, as runs show --json gives it back; no document says results are not stored", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-readme-store-"));
+    const config = path.join(dir, "switchyard.config.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { s: sdk() } }));
+    const env = Object.fromEntries(
+      ["XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"].map((name) => [
+        name,
+        path.join(dir, name.toLowerCase()),
+      ]),
+    );
+    const cli = (...args: string[]) => runCli(["--config", config, ...args], { env });
+    expect((await cli("call", "s_echo", '{"text":"kept in the store"}')).code).toBe(0);
+    const [call] = JSON.parse((await cli("--json", "runs")).stdout) as Array<{ id: string }>;
+    const shown = JSON.parse((await cli("--json", "runs", "show", call!.id)).stdout) as {
+      calls: Array<{ result?: string }>;
+    };
+    expect(shown.calls.map((recorded) => recorded.result)).toEqual(["kept in the store"]);
+
+    const denials = ["README.md", "README.zh-CN.md", "docs/contract.md"].flatMap((file) => {
+      const text = readFileSync(path.join(ROOT, file), "utf8").replace(/\s+/g, " ");
+      const sentences = text.matchAll(
+        /[^.;。；]*(?:results are not stored|store keeps no results|结果不会保存)[^.;。；]*/gi,
+      );
+      return [...sentences].map((sentence) => `${file}: ${sentence[0].trim()}`);
+    });
+    expect(denials).toEqual([]);
   });
 });
