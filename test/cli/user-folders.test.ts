@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cacheDir, cacheFileFor } from "../../src/cli/catalog-cache.js";
 import { chatHistoryFile } from "../../src/cli/commands/ask.js";
 import { serverCacheDir } from "../../src/fleet/catalog-cache.js";
-import { defaultStorePath, oauthStoreFolder, openStore } from "../../src/index.js";
+import { defaultStorePath, oauthStoreFolder, openStore } from "../../src/internal.js";
 import { runCli, sdk } from "../helpers.js";
 
 // The user's home as the system knows it (the password database), whatever $HOME says.
