@@ -147,6 +147,19 @@ export const RULES = [
   },
 ];
 
+/**
+ * Rules on calls rather than imports: `member` called on anything (`x.member(…)`) anywhere in src/ but
+ * the `allowed` files.
+ */
+export const CALL_RULES = [
+  {
+    name: "one-way-to-a-server",
+    why: "a server is asked anything only through the request pipeline: ServerConnection.attempt is called by the server guard (src/calls/server-guard.ts) alone",
+    member: "attempt",
+    allowed: ["src/calls/server-guard.ts"],
+  },
+];
+
 /** The layer of a path relative to the root (`src/…`), or undefined outside src/. */
 export function layerOf(file) {
   const parts = file.split("/");
@@ -169,9 +182,17 @@ export async function checkLayers(root) {
   const violations = [];
   for (const file of files) {
     const source = { file, layer: layerOf(file) };
+    const text = readFileSync(path.join(root, file), "utf8");
+    for (const rule of CALL_RULES) {
+      if (rule.allowed.includes(file)) continue;
+      for (const call of scanImports.memberCalls(text)) {
+        if (call.name === rule.member)
+          violations.push({ rule: rule.name, why: rule.why, file, line: call.line, target: `.${call.name}(`, kind: "call" });
+      }
+    }
     const rules = RULES.filter((rule) => rule.from.includes(source.layer));
     if (rules.length === 0) continue;
-    for (const found of scanImports(readFileSync(path.join(root, file), "utf8"))) {
+    for (const found of scanImports(text)) {
       const target = resolveTarget(root, file, found);
       for (const rule of rules) {
         if (!rule.forbidden(target, source)) continue;
@@ -337,7 +358,26 @@ async function importScanner() {
     return allTypes ? "inline-type" : "value";
   }
 
-  return function scanImports(text) {
+  /** Calls of a member, `x.name(…)` or `x.name<T>(…)`: `{ name, line }` each. */
+  function memberCalls(text) {
+    const { tokens, lineOf } = tokenize(text);
+    const found = [];
+    for (let i = 1; i + 1 < tokens.length; i += 1) {
+      const token = tokens[i];
+      const next = tokens[i + 1].kind;
+      if (
+        token.kind === K.Identifier &&
+        tokens[i - 1].kind === K.DotToken &&
+        (next === K.OpenParenToken || next === K.LessThanToken)
+      )
+        found.push({ name: token.value, line: lineOf(token.start) });
+    }
+    return found;
+  }
+
+  return Object.assign(scanImports, { memberCalls });
+
+  function scanImports(text) {
     const { tokens, lineOf } = tokenize(text);
     const found = [];
     const add = (token, kind) => found.push({ specifier: token.value, kind, line: lineOf(token.start) });
@@ -400,7 +440,7 @@ async function importScanner() {
       }
     }
     return found;
-  };
+  }
 }
 
 async function main(argv) {
@@ -432,7 +472,7 @@ async function main(argv) {
   }
   process.stdout.write(
     violations.length === 0
-      ? `✔ layers: no import breaks a rule (${files} files, ${RULES.length} rules)\n`
+      ? `✔ layers: no import breaks a rule (${files} files, ${RULES.length + CALL_RULES.length} rules)\n`
       : `\n\n✘ layers: ${violations.length} import(s) break ${rulesBroken.length} rule(s) (${files} files checked)\n`,
   );
   return violations.length > 0 ? 1 : 0;

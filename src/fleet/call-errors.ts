@@ -20,6 +20,8 @@ import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio-transport.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
 const INVALID_PARAMS = -32602;
+/** JSON-RPC "method not found": the server does not serve that kind of request. */
+const METHOD_NOT_FOUND = -32601;
 /** JSON-RPC codes servers use for transient trouble (request timeout, session not found). */
 const TRANSIENT_RPC = new Set([-32001]);
 /** HTTP statuses that say "not now" rather than "no": the request did not run. */
@@ -134,6 +136,16 @@ function toCallError(error: unknown, context: CallErrorContext): SwitchyardError
         `server ${server} answered the call to ${tool} with a result that breaks the tool's own output schema: ${error.message}. The tool misbehaved; the arguments were not the problem`,
         "final",
         false,
+      );
+    }
+    if (error.code === METHOD_NOT_FOUND) {
+      // "I do not do that": a limit of the server, not a sign that it is unwell.
+      return fail(
+        "CAPABILITY_MISSING",
+        `server ${server} does not know the request for ${tool} (JSON-RPC ${error.code}: ${error.message})`,
+        "final",
+        false,
+        { rpcCode: error.code },
       );
     }
     const invalidArguments = error.code === INVALID_PARAMS;

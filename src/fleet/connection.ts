@@ -232,7 +232,7 @@ export class ServerConnection {
       }
       return await sendRequest(
         request,
-        { client, session, tools: this.#lists.tools, subscriptions: this.#subscriptions },
+        { server: this.name, client, session, tools: this.#lists.tools, subscriptions: this.#subscriptions },
         options,
       );
     } catch (error) {

@@ -7,6 +7,7 @@ import type {
   RequestOptions,
   Tool,
 } from "@modelcontextprotocol/client";
+import { SwitchyardError } from "../errors.js";
 import { traceContextMeta } from "../telemetry/tracer.js";
 import type { ServerSession } from "./session.js";
 import type { ServerSubscriptions } from "./subscriptions.js";
@@ -88,6 +89,8 @@ export function describeRequest(request: ServerRequest): string {
 
 /** What one session offers a request: its client, its task follower and the server's subscriptions. */
 export interface RequestSession {
+  /** The server's config key. */
+  server: string;
   client: Client;
   session: ServerSession;
   /** The tools the server listed in this life (how each one is called is read from them). */
@@ -105,6 +108,8 @@ export function sendRequest(
   options: AttemptOptions,
 ): Promise<ServerAnswers[RequestMethod]> {
   const { client } = on;
+  const missing = missingCapability(request, on);
+  if (missing) return Promise.reject(missing);
   const sdk: RequestOptions = {
     timeout: options.timeoutMs,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -132,6 +137,28 @@ export function sendRequest(
     case "resources/unsubscribe":
       return on.subscriptions.unsubscribe(client, request.uri, sdk).then(() => undefined);
   }
+}
+
+/** The capability each kind of request needs the server to have declared. */
+const NEEDS: Partial<Record<RequestMethod, "resources" | "prompts" | "completions">> = {
+  "resources/read": "resources",
+  "resources/subscribe": "resources",
+  "prompts/get": "prompts",
+  "completion/complete": "completions",
+};
+
+/**
+ * A request the server did not declare it serves (no `completions`, no `prompts`): refused here, as
+ * the limit of that server it is — never sent, never counted against it.
+ */
+function missingCapability(request: ServerRequest, on: RequestSession): SwitchyardError | undefined {
+  const needed = NEEDS[request.method];
+  if (!needed || on.client.getServerCapabilities()?.[needed] !== undefined) return undefined;
+  return new SwitchyardError(
+    "CAPABILITY_MISSING",
+    `server ${on.server} does not offer ${needed} (its capabilities lack "${needed}"), which ${describeRequest(request)} needs`,
+    { server: on.server, capability: needed, delivery: "not_sent", serverFault: false },
+  );
 }
 
 /** How a tool list's tools are called: the tools that run as tasks, those whose arguments go in headers. */

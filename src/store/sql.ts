@@ -56,6 +56,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     "ALTER TABLE calls ADD COLUMN result TEXT",
     "ALTER TABLE calls ADD COLUMN shaped TEXT",
   ],
+  [
+    // What a request was, when it was not a tool call (resources/read, prompts/get, …): every kind of
+    // request is recorded, and the record says which.
+    "ALTER TABLE calls ADD COLUMN method TEXT",
+  ],
 ];
 
 /** The schema version this code writes. */
@@ -72,9 +77,9 @@ export const SQL = {
   modelAnswered:
     "UPDATE steps SET model_ms = $1, tool_calls = $2, tokens_in = $3, tokens_out = $4, text = $5 WHERE run_id = $6 AND step = $7",
   callStarted:
-    "INSERT INTO calls (run_id, id, at, step, name, server, tool, arguments, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (run_id, id) DO NOTHING",
+    "INSERT INTO calls (run_id, id, at, step, name, server, tool, arguments, started_at, method) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (run_id, id) DO NOTHING",
   callFinished:
-    "INSERT INTO calls (run_id, id, at, step, name, server, tool, ok, ms, error_code, error_message, result) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (run_id, id) DO UPDATE SET ok = excluded.ok, ms = excluded.ms, error_code = excluded.error_code, error_message = excluded.error_message, result = COALESCE(excluded.result, calls.result)",
+    "INSERT INTO calls (run_id, id, at, step, name, server, tool, ok, ms, error_code, error_message, result, method) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (run_id, id) DO UPDATE SET ok = excluded.ok, ms = excluded.ms, error_code = excluded.error_code, error_message = excluded.error_message, result = COALESCE(excluded.result, calls.result)",
   callShaped: "UPDATE calls SET shaped = $1 WHERE run_id = $2 AND id = $3",
   answer: "UPDATE runs SET answer = $1 WHERE id = $2",
   runFinished:
@@ -191,6 +196,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
           event.tool ?? null,
           recorded(event.arguments, policy),
           now,
+          event.method ?? null,
         ],
       ]);
       return writes;
@@ -212,6 +218,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
           event.error?.code ?? null,
           recorded(event.error?.message, policy),
           recorded(event.result, policy),
+          event.method ?? null,
         ],
       ]);
       if (event.runId === undefined) {
@@ -381,7 +388,7 @@ export function callOf(row: Row): StoredCall {
   const call: StoredCall = { id: String(row.id), name: String(row.name) };
   const step = num(row.step);
   if (step !== undefined) call.step = step;
-  for (const key of ["server", "tool", "arguments", "result", "shaped"] as const) {
+  for (const key of ["method", "server", "tool", "arguments", "result", "shaped"] as const) {
     const value = text(row[key]);
     if (value !== undefined) call[key] = value;
   }

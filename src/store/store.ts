@@ -54,7 +54,10 @@ export interface StoredStep {
 export interface StoredCall {
   id: string;
   step?: number;
+  /** The catalog name (a tool's, a prompt's), or a resource's URI. */
   name: string;
+  /** The MCP method of a request that was not a tool call (`resources/read`, `prompts/get`, …). */
+  method?: string;
   server?: string;
   tool?: string;
   /** The arguments as sent (JSON), redacted and cut to the recorder's text limit. */

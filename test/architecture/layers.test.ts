@@ -151,4 +151,25 @@ describe("the layer check", () => {
     expect(stdout).toContain("config/ imports no other layer");
     expect(stdout).toContain("1 import(s) break 1 rule(s)");
   });
+
+  it("refuses a request sent to a connection any other way than the pipeline's server guard", () => {
+    const root = tree({
+      ...BASE,
+      "src/calls/server-guard.ts": "export const run = (c: any, r: any) => c.attempt(r, {});\n",
+      "src/gateway/server.ts": [
+        "export async function read(connection: any) {",
+        '  return connection.attempt({ method: "resources/read", uri: "x://a" }, { timeoutMs: 1 });',
+        "}",
+        "// a comment about connection.attempt(...) is not a call",
+        'const said = "yard.attempt(x)";',
+        "",
+      ].join("\n"),
+      "src/switchyard.ts":
+        'export class Switchyard { f(c: any) { return c.attempt<"tools/call">({}, {}); } }\n',
+    });
+    expect(violations(root)).toEqual([
+      "one-way-to-a-server src/gateway/server.ts:2 → .attempt(",
+      "one-way-to-a-server src/switchyard.ts:1 → .attempt(",
+    ]);
+  });
 });

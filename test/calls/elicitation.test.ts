@@ -190,6 +190,25 @@ describe("without a handler", () => {
     expect(result).toMatchObject({ isError: true, text: "Client does not support form elicitation." });
   });
 
+  it("a tool that needs what the client did not declare is CAPABILITY_MISSING each time, and never opens the breaker on the server's healthy tools", async () => {
+    // Elicitation is answered, sampling is not: a tool that asks for sampling (2026-07-28 input_required)
+    // cannot be served here (the SDK server refuses to ask, -32021; a server that asks anyway meets the
+    // client's "no handler is registered": both are the client's limit, test/fleet/call-errors.test.ts).
+    const yard = await yardOf(
+      asking("auto", {
+        mcpServers: { a: { command: NODE, args: [ASKING_SERVER], circuitBreaker: { failureThreshold: 3 } } },
+      }),
+      { onElicitation: async () => ({ action: "accept", content: { name: "Ada" } }) },
+    );
+    for (let i = 0; i < 6; i++) {
+      const error = await yard.callTool("a_summarize", { text: "x" }).catch((e: unknown) => e);
+      expect(isSwitchyardError(error, "CAPABILITY_MISSING"), String(error)).toBe(true);
+      expect(error).toMatchObject({ capability: "sampling", serverFault: false });
+    }
+    expect(yard.servers()[0]).toMatchObject({ breaker: "closed", breakerOpenings: 0 });
+    expect(answerOf(await yard.callTool("a_profile", {}))).toMatchObject({ action: "accept" });
+  });
+
   it("sampling is not declared without the approval hook, even with a model", async () => {
     const model = await startScriptedOpenAIServer([{ content: "never" }]);
     opened.push(model);
