@@ -230,10 +230,11 @@ export class Switchyard implements AsyncDisposable {
     const up = fleet
       .connections()
       .filter((connection) => ["ready", "restarting", "lazy"].includes(connection.status));
-    catalog.load(new Map(up.map((connection) => [connection.name, connection.tools])));
+    catalog.load(new Map(up.map((connection) => [connection.name, connection.lists.tools])));
     for (const connection of [...up].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      lists.setServerResources(connection.name, connection.resources, connection.resourceTemplates);
-      lists.setServerPrompts(connection.name, connection.prompts);
+      const { resources, resourceTemplates, prompts } = connection.lists;
+      lists.setServerResources(connection.name, resources, resourceTemplates);
+      lists.setServerPrompts(connection.name, prompts);
       lists.setServerListed(connection.name, true);
     }
     loaded = true;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
+import type { Client, Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { DEFAULT_CATALOG_CACHE_MAX_AGE_MS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
 
@@ -136,4 +136,25 @@ export function writeServerCatalog(
   } catch {
     return false;
   }
+}
+
+/** Keep what a started server lists, with what its handshake said, for its next lazy connect. */
+export function rememberServerCatalog(
+  server: ServerConfig,
+  client: Client,
+  lists: Pick<CachedServerCatalog, "tools" | "resources" | "resourceTemplates" | "prompts">,
+): boolean {
+  const serverInfo = client.getServerVersion();
+  const protocolVersion = client.getNegotiatedProtocolVersion();
+  const instructions = client.getInstructions();
+  return writeServerCatalog(server, {
+    tools: lists.tools,
+    resources: lists.resources,
+    resourceTemplates: lists.resourceTemplates,
+    prompts: lists.prompts,
+    subscriptions: client.getServerCapabilities()?.resources?.subscribe === true,
+    ...(instructions !== undefined ? { instructions } : {}),
+    ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
+    ...(protocolVersion ? { protocolVersion } : {}),
+  });
 }

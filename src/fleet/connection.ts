@@ -3,20 +3,13 @@ import type { Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontext
 import { abortable } from "../abort.js";
 import { DEFAULT_RESTART_STABLE_AFTER_MS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
-import { type ErrorCode, httpStatusOf, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
+import { type ErrorCode, isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
-import { endSpan, failSpan, inSpan, type Span, SpanKind, startSpan } from "../telemetry/tracer.js";
-import { classifyFailure, isRefused } from "./call-errors.js";
-import { type CachedServerCatalog, readServerCatalog, writeServerCatalog } from "./catalog-cache.js";
-import {
-  type AttemptOptions,
-  describeRequest,
-  type RequestMethod,
-  type ServerAnswers,
-  type ServerRequest,
-  sendRequest,
-} from "./requests.js";
-import type { ConnectionHooks, Health, ServerState, ServerStatus } from "./server-state.js";
+import { type AttemptTarget, attemptOn, pingOn } from "./attempt.js";
+import { type CachedServerCatalog, readServerCatalog, rememberServerCatalog } from "./catalog-cache.js";
+import { HealthChecks } from "./health.js";
+import type { AttemptOptions, RequestMethod, ServerAnswers, ServerRequest } from "./requests.js";
+import type { ConnectionHooks, ServerState, ServerStatus } from "./server-state.js";
 import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
 import { ServerSubscriptions } from "./subscriptions.js";
 
@@ -24,7 +17,7 @@ export type { ConnectionHooks, Health, ServerState, ServerStatus } from "./serve
 export { CLIENT_INFO } from "./session.js";
 
 /** What a server lists in one life (every page, before the catalog's filters). */
-interface ServerLists {
+export interface ServerLists {
   tools: Tool[];
   resources: Resource[];
   resourceTemplates: ResourceTemplateType[];
@@ -50,6 +43,9 @@ export class ServerConnection {
   /** Replaced whole on each change, never changed in place (request plans are cached per tool list). */
   #lists: ServerLists = NO_LISTS;
   readonly #subscriptions: ServerSubscriptions;
+  /** What an attempt sees of this connection. */
+  readonly #target: AttemptTarget;
+  readonly #health = new HealthChecks();
   #connectMs: number | undefined;
   #error: string | undefined;
   #errorCode: ErrorCode | undefined;
@@ -62,8 +58,6 @@ export class ServerConnection {
   #restarts = 0;
   #restartsInRow = 0;
   #upSince = 0;
-  #health: Health = "unknown";
-  #healthTimer: NodeJS.Timeout | undefined;
   /** Resolves when a restart is over, one way or the other; requests that arrive meanwhile wait on it. */
   #restartOver: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Aborted on close: ends restart backoffs early. */
@@ -79,6 +73,20 @@ export class ServerConnection {
     this.#log = hooks.logger.child({ server: config.name });
     this.#status = config.disabled ? "disabled" : "connecting";
     this.#subscriptions = new ServerSubscriptions(config.name);
+    this.#target = {
+      name: config.name,
+      isReady: () => this.#status === "ready",
+      unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
+      ready: async (what, signal) => {
+        await this.#ready(what, signal);
+        return this.#session!;
+      },
+      incident: () => this.#incident(),
+      lost: (session) => this.#lost(session),
+      tools: () => this.#lists.tools,
+      subscriptions: this.#subscriptions,
+      log: this.#log,
+    };
   }
 
   get name(): string {
@@ -89,30 +97,9 @@ export class ServerConnection {
     return this.#status;
   }
 
-  /** The tools the server listed, all pages, unfiltered. */
-  get tools(): readonly Tool[] {
-    return this.#lists.tools;
-  }
-
-  /** The resources the server listed, all pages (none when it does not offer resources). */
-  get resources(): readonly Resource[] {
-    return this.#lists.resources;
-  }
-
-  get resourceTemplates(): readonly ResourceTemplateType[] {
-    return this.#lists.resourceTemplates;
-  }
-
-  /** The prompts the server listed, all pages (none when it does not offer prompts). */
-  get prompts(): readonly Prompt[] {
-    return this.#lists.prompts;
-  }
-
-  /** Whether the server offers `resources/subscribe` (its capabilities say `resources.subscribe`). */
-  get offersSubscriptions(): boolean {
-    const client = this.#session?.client;
-    if (!client) return this.#cached?.subscriptions === true;
-    return client.getServerCapabilities()?.resources?.subscribe === true;
+  /** What the server listed in its current life (a lazy one: from its cache), every page, unfiltered. */
+  get lists(): Readonly<ServerLists> {
+    return this.#lists;
   }
 
   /** The server's `instructions` from the handshake, if any (a lazy server's: from its cache). */
@@ -132,7 +119,7 @@ export class ServerConnection {
       prompts: this.#lists.prompts.length,
       tasks: this.#session?.tasks.inFlight ?? 0,
       restarts: this.#restarts,
-      health: this.#health,
+      health: this.#health.state,
     };
     const protocolVersion = client?.getNegotiatedProtocolVersion();
     const serverInfo = client?.getServerVersion() ?? (client ? undefined : this.#cached?.serverInfo);
@@ -156,12 +143,7 @@ export class ServerConnection {
       const cached = readServerCatalog(this.config);
       if (cached) {
         this.#cached = cached;
-        this.#lists = {
-          tools: cached.tools,
-          resources: cached.resources,
-          resourceTemplates: cached.resourceTemplates,
-          prompts: cached.prompts,
-        };
+        this.#lists = cached;
         this.#setStatus("lazy");
         this.#log.info({ tools: cached.tools.length }, "lazy: listed from its cache, not started");
         return;
@@ -183,7 +165,7 @@ export class ServerConnection {
    * @throws SwitchyardError `SERVER_UNAVAILABLE`, `TIMEOUT`, `CANCELLED`, `INVALID_ARGUMENTS`,
    *   `INVALID_RESULT`, `CAPABILITY_MISSING`, `AUTH_REQUIRED`, `RESULT_TOO_LARGE` or `SERVER_ERROR`.
    */
-  async attempt<M extends RequestMethod>(
+  attempt<M extends RequestMethod>(
     request: Extract<ServerRequest, { method: M }>,
     options: AttemptOptions,
   ): Promise<ServerAnswers[M]> {
@@ -191,109 +173,18 @@ export class ServerConnection {
     const asked = request as ServerRequest;
     if (asked.method === "resources/unsubscribe" && this.#status !== "ready") {
       this.#subscriptions.forget(asked.uri);
-      return undefined as ServerAnswers[M];
+      return Promise.resolve(undefined as ServerAnswers[M]);
     }
-    // Its span (MCP client span): one per attempt, a child of the request's span.
-    const span = startSpan(spanName(request), {
-      kind: SpanKind.CLIENT,
-      attributes: () => spanAttributes(request, this.name),
-    });
-    try {
-      const answer = (await inSpan(span, () => this.#attempt(request, options, span))) as ServerAnswers[M];
-      if (request.method === "tools/call" && (answer as ServerAnswers["tools/call"]).isError)
-        failSpan(span, "the tool answered with an error", "tool_error");
-      span.end();
-      return answer;
-    } catch (error) {
-      endSpan(span, error, () => {
-        const rpcCode = (error as { rpcCode?: unknown }).rpcCode;
-        return typeof rpcCode === "number" ? { "rpc.response.status_code": String(rpcCode) } : {};
-      });
-      throw error;
-    }
-  }
-
-  async #attempt(request: ServerRequest, options: AttemptOptions, span: Span): Promise<unknown> {
-    const what = describeRequest(request);
-    let incident = this.#incident();
-    try {
-      await this.#ready(what, options.signal);
-      const session = this.#session!;
-      const client = session.client!;
-      incident = this.#incident();
-      if (span.isRecording()) {
-        const sessionId = (client.transport as { sessionId?: unknown } | undefined)?.sessionId;
-        const version = client.getNegotiatedProtocolVersion();
-        span.setAttributes({
-          "network.transport": session.transportKind === "stdio" ? "pipe" : "tcp",
-          ...(version ? { "mcp.protocol.version": version } : {}),
-          ...(typeof sessionId === "string" ? { "mcp.session.id": sessionId } : {}),
-        });
-      }
-      return await sendRequest(
-        request,
-        { server: this.name, client, session, tools: this.#lists.tools, subscriptions: this.#subscriptions },
-        options,
-      );
-    } catch (error) {
-      throw this.#failure(error, request, options, incident);
-    }
-  }
-
-  /** Classify a failed attempt, once; a server found gone is restarted (or its session renewed). */
-  #failure(
-    error: unknown,
-    request: ServerRequest,
-    options: AttemptOptions,
-    incident: string,
-  ): SwitchyardError {
-    const session = this.#session;
-    // An expired Streamable HTTP session: the request never ran. A new session starts now, and the
-    // guard's retry (the request was not sent) waits for it.
-    if (session?.transportKind === "http" && httpStatusOf(error) === 404 && this.#status === "ready") {
-      this.#log.info({}, "the server no longer knows the session (HTTP 404); starting a new one");
-      this.#lost(session);
-      return new SwitchyardError(
-        "SERVER_UNAVAILABLE",
-        `server ${this.name} no longer knows its session; a new one is being started for ${describeRequest(request)}`,
-        {
-          server: this.name,
-          ...(request.method === "tools/call" ? { tool: request.tool } : {}),
-          cause: error,
-          delivery: "not_sent",
-          serverFault: false,
-          incident,
-        },
-      );
-    }
-    const failure = classifyFailure(error, {
-      server: this.name,
-      request,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      incident,
-      unavailable: () => (this.#status !== "ready" ? this.#error : undefined),
-    });
-    // A remote HTTP server has no process to watch: a server that refuses connections is lost.
-    if (failure.code === "SERVER_UNAVAILABLE" && session && isRefused(error)) this.#lost(session);
-    return failure;
+    return attemptOn(this.#target, request, options);
   }
 
   /**
-   * Ask the server whether it is alive — the breaker's probe and the health check, never a user's
-   * request: a `ping`, or `server/discover` on the 2026-07-28 revision (which has no `ping`).
+   * Ask the server whether it is alive (the breaker's probe, the health check): `ping`, or
+   * `server/discover` on the 2026-07-28 revision.
    * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
    */
-  async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
-    await this.#ready("ping");
-    const incident = this.#incident();
-    const client = this.#session!.client!;
-    try {
-      if (client.getDiscoverResult() !== undefined) await client.discover({ timeout: timeoutMs });
-      else await client.ping({ timeout: timeoutMs });
-    } catch (error) {
-      throw this.#failure(error, { method: "tools/call", tool: "ping", args: {} }, { timeoutMs }, incident);
-    }
+  ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
+    return pingOn(this.#target, timeoutMs);
   }
 
   /**
@@ -341,16 +232,7 @@ export class ServerConnection {
   /** Keep what a lazy server lists for its next connect (a cache that cannot be written: no matter). */
   #remember(): void {
     const client = this.#session?.client;
-    const serverInfo = client?.getServerVersion();
-    const protocolVersion = client?.getNegotiatedProtocolVersion();
-    const instructions = client?.getInstructions();
-    writeServerCatalog(this.config, {
-      ...this.#lists,
-      subscriptions: this.offersSubscriptions,
-      ...(instructions !== undefined ? { instructions } : {}),
-      ...(serverInfo ? { serverInfo: { name: serverInfo.name, version: serverInfo.version } } : {}),
-      ...(protocolVersion ? { protocolVersion } : {}),
-    });
+    if (client) rememberServerCatalog(this.config, client, this.#lists);
   }
 
   /**
@@ -383,7 +265,7 @@ export class ServerConnection {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       if (this.#status !== "disabled") this.#setStatus("closed");
-      clearInterval(this.#healthTimer);
+      this.#health.stop();
       this.#lifetime.abort();
       this.#restartDone();
       await this.#session?.close();
@@ -414,12 +296,8 @@ export class ServerConnection {
     this.#generation += 1;
     try {
       await session.open(signal);
-      this.#lists = {
-        tools: session.tools,
-        resources: session.resources,
-        resourceTemplates: session.resourceTemplates,
-        prompts: session.prompts,
-      };
+      const { tools, resources, resourceTemplates, prompts } = session;
+      this.#lists = { tools, resources, resourceTemplates, prompts };
       this.#connectMs = session.connectMs;
       this.#negotiated = negotiationFor(session.client?.getNegotiatedProtocolVersion());
       this.#needsAuth = false;
@@ -550,22 +428,11 @@ export class ServerConnection {
   }
 
   #startHealthChecks(): void {
-    const { intervalMs } = this.config.health;
-    clearInterval(this.#healthTimer);
-    if (!intervalMs) return;
-    this.#healthTimer = setInterval(() => {
-      if (this.#status !== "ready") return;
-      this.ping().then(
-        () => {
-          this.#health = "ok";
-        },
-        (error: unknown) => {
-          if (this.#health !== "failing") this.#log.warn({}, `health ping failed: ${messageOf(error)}`);
-          this.#health = "failing";
-        },
-      );
-    }, intervalMs);
-    this.#healthTimer.unref();
+    this.#health.start(this.config.health.intervalMs, {
+      ready: () => this.#status === "ready",
+      ping: () => this.ping(),
+      log: this.#log,
+    });
   }
 
   #noise(line: string): void {
@@ -577,26 +444,6 @@ export class ServerConnection {
       "the server prints non-JSON-RPC lines on stdout; they are skipped (servers should log to stderr)",
     );
   }
-}
-
-/** `tools/call orders_lookup`, `prompts/get summary`, `resources/read`: an attempt's span name. */
-function spanName(request: ServerRequest): string {
-  if (request.method === "tools/call") return `tools/call ${request.tool}`;
-  if (request.method === "prompts/get") return `prompts/get ${request.prompt}`;
-  return request.method;
-}
-
-function spanAttributes(request: ServerRequest, server: string): Record<string, string> {
-  const attributes: Record<string, string> = {
-    "mcp.method.name": request.method,
-    "switchyard.server": server,
-  };
-  if (request.method === "tools/call") {
-    attributes["gen_ai.operation.name"] = "execute_tool";
-    attributes["gen_ai.tool.name"] = request.tool;
-  } else if (request.method === "prompts/get") attributes["gen_ai.prompt.name"] = request.prompt;
-  else if ("uri" in request) attributes["mcp.resource.uri"] = request.uri;
-  return attributes;
 }
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
