@@ -3,18 +3,14 @@ import type { RoutingMode } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
 import type { ModelTool } from "../models/model.js";
 import type { Router } from "../routing/router.js";
+import { descriptionLine, SEARCH_TOOLS_NAME, searchCatalog } from "../routing/search.js";
 import type { SelectionContext } from "./agent.js";
 import type { RunState } from "./guards.js";
 import type { LocalTool, LocalToolState } from "./local-tools.js";
 
+export { SEARCH_TOOLS_NAME } from "../routing/search.js";
 /** Defaults of tool search (they live in config/defaults.ts). */
 export { DEFAULT_TOOL_SEARCH_ABOVE, DEFAULT_TOOL_SEARCH_RESULTS };
-
-/** The name of the built-in tool the model searches the catalog with. */
-export const SEARCH_TOOLS_NAME = "search_tools";
-
-/** Characters of a tool's description in a search answer: its first line, cut here. */
-const DESCRIPTION_CHARS = 160;
 
 /** Options of {@link ToolSearch}. */
 export interface ToolSearchOptions {
@@ -151,27 +147,19 @@ export class ToolSearch {
       return `${SEARCH_TOOLS_NAME} needs a "query": what the tool should do, in a few words (e.g. "refund an order").`;
     this.#options.sync?.();
     const router = this.#options.router;
-    // Only tools the run may be offered (its identity's) are named: rank deeper, then keep those.
-    const offerable = state.offerable;
-    const ranked = await router.rank(query, { topK: offerable ? limit * 4 : limit });
-    const hits = (offerable ? ranked.filter((hit) => offerable(hit.id)) : ranked).slice(0, limit);
+    // Only tools the run may be offered (its identity's) are named.
+    const hits = await searchCatalog(router, query, { limit, allowed: state.offerable });
     if (hits.length === 0)
       return `No tool matched "${query}". Search again with other words (the action and the thing, in English or Chinese).`;
     const run = this.#run(state);
     const lines = hits.map((hit) => {
       const known = run.offered.includes(hit.id);
       if (!known) run.offered.push(hit.id);
-      return `- ${hit.id}: ${oneLine(router.tool(hit.id)?.description ?? "")}${known ? " (already offered)" : ""}`;
+      return `- ${hit.id}: ${descriptionLine(router.tool(hit.id)?.description ?? "")}${known ? " (already offered)" : ""}`;
     });
     return [
       `Found ${hits.length === 1 ? "1 tool" : `${hits.length} tools`} for "${query}"; you can call ${hits.length === 1 ? "it" : "them"} from your next turn:`,
       ...lines,
     ].join("\n");
   }
-}
-
-/** A description's first line, cut to {@link DESCRIPTION_CHARS}. */
-function oneLine(text: string): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > DESCRIPTION_CHARS ? `${line.slice(0, DESCRIPTION_CHARS - 1)}…` : line;
 }

@@ -1,14 +1,13 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { DEFAULT_TOOL_SEARCH_RESULTS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
-import { catalogToolDescriptors } from "../routing/catalog-tools.js";
-import { routerOptionsFromConfig } from "../routing/from-config.js";
-import { Router } from "../routing/router.js";
+import { routerFor, syncRouter } from "../routing/catalog-router.js";
+import type { Router } from "../routing/router.js";
+import { descriptionLine, SEARCH_TOOLS_NAME, searchCatalog } from "../routing/search.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 
-/** The search mode's tool that finds catalog tools. */
-export const SEARCH_TOOLS_NAME = "search_tools";
+export { SEARCH_TOOLS_NAME } from "../routing/search.js";
 /** The search mode's tool that calls a catalog tool by name. */
 export const CALL_TOOL_NAME = "call_tool";
 /** Most tools one search may ask for (`limit`). */
@@ -16,19 +15,19 @@ const MAX_SEARCH_RESULTS = 20;
 
 /**
  * The gateway's search mode, for hosts with tool caps or huge fleets: two tools instead of the catalog.
- * `search_tools { query, limit? }` ranks the catalog with the router (the config's `routing` section:
- * lexical by default, CJK-aware) and answers with the best tools the caller may call, their
- * descriptions and input schemas; `call_tool { name, arguments }` calls one through the pipeline.
+ * `search_tools { query, limit? }` ranks the catalog with the Switchyard's router (the one the agent and
+ * `switchyard route` use, for the config's `routing` section: lexical by default, CJK-aware, kept in
+ * step with the catalog) and answers with the best tools the caller may call, their descriptions and
+ * input schemas; `call_tool { name, arguments }` calls one through the pipeline.
  */
 export class ToolSearch {
   readonly searchName = SEARCH_TOOLS_NAME;
   readonly #yard: Switchyard;
   readonly #router: Router;
-  #indexed: string | undefined;
 
   constructor(yard: Switchyard) {
     this.#yard = yard;
-    this.#router = new Router([], routerOptionsFromConfig(yard.config.routing));
+    this.#router = routerFor(yard, yard.config.routing);
   }
 
   /** What `tools/list` offers in search mode. */
@@ -85,11 +84,13 @@ export class ToolSearch {
         "INVALID_ARGUMENTS",
         `${SEARCH_TOOLS_NAME}: "limit" must be an integer from 1 to ${MAX_SEARCH_RESULTS} (got ${JSON.stringify(limit)})`,
       );
-    this.#sync();
+    syncRouter(this.#router);
     const callable = new Set(this.#yard.tools({ identity }).map((tool) => tool.name));
-    // Only tools the caller may call are named: rank deeper, then keep those.
-    const ranked = await this.#router.rank(query, { topK: (limit as number) * 4 });
-    const hits = ranked.filter((hit) => callable.has(hit.id)).slice(0, limit as number);
+    // Only tools the caller may call are named.
+    const hits = await searchCatalog(this.#router, query, {
+      limit: limit as number,
+      allowed: (id) => callable.has(id),
+    });
     const tools = hits.flatMap((hit) => {
       const entry = this.#yard.describeTool(hit.id);
       return entry
@@ -101,7 +102,7 @@ export class ToolSearch {
           `Found ${tools.length === 1 ? "1 tool" : `${tools.length} tools`} for "${query}"; call with ${CALL_TOOL_NAME} { name, arguments }:`,
           ...tools.map(
             (tool) =>
-              `- ${tool.name}: ${tool.description.split("\n")[0]}\n  input: ${JSON.stringify(tool.inputSchema)}`,
+              `- ${tool.name}: ${descriptionLine(tool.description)}\n  input: ${JSON.stringify(tool.inputSchema)}`,
           ),
         ].join("\n")
       : `No tool matched "${query}". Search again with other words (the action and the thing).`;
@@ -122,19 +123,5 @@ export class ToolSearch {
     if (typeof given !== "object" || given === null || Array.isArray(given))
       throw new SwitchyardError("INVALID_ARGUMENTS", `${CALL_TOOL_NAME}: "arguments" must be an object`);
     return { name, args: given };
-  }
-
-  /** Bring the router's index up to the catalog (each server's tools, none for a server that is down). */
-  #sync(): void {
-    const key = this.#yard.catalogKey();
-    if (key === this.#indexed) return;
-    const tools = this.#yard.tools({ policy: false });
-    for (const { name } of this.#yard.config.servers) {
-      const own = tools.filter((tool) => tool.server === name);
-      const instructions = this.#yard.serverInstructions(name);
-      const about = new Map(instructions ? [[name, { description: instructions }]] : []);
-      this.#router.updateServer(name, catalogToolDescriptors(own, about));
-    }
-    this.#indexed = key;
   }
 }
