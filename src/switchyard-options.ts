@@ -29,6 +29,12 @@ export interface SwitchyardOptions {
    * requests it fails, as the CLI does: then it is said once.
    */
   serverFailureLogLevel?: "warn" | "info";
+  /**
+   * Keep every server's catalog in the cache folder once it lists it (as `lazy: true` servers' are
+   * kept), so that a later connect with `lazy` servers lists them without starting them. Default: only
+   * `lazy` servers' catalogs are kept. The CLI keeps them all.
+   */
+  cacheCatalogs?: boolean;
   /** Abandons connecting; servers not yet connected end up `failed`. */
   signal?: AbortSignal;
   /** For a config object: the folder relative paths resolve against; default: the working directory. */

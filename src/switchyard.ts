@@ -193,6 +193,7 @@ export class Switchyard implements AsyncDisposable {
       ...(options.wireTrace ? { wire: options.wireTrace } : {}),
       ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
       ...(options.serverFailureLogLevel ? { failureLogLevel: options.serverFailureLogLevel } : {}),
+      ...(options.cacheCatalogs ? { cacheCatalogs: true } : {}),
       onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
       onResourcesChanged: (server, resources, templates) =>
         lists.setServerResources(server, resources, templates),

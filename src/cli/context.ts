@@ -48,6 +48,11 @@ export interface ConnectOptions {
    * command that shows them itself (`servers`' table, `call`'s error), so that each is said once.
    */
   noteFailures?: boolean;
+  /**
+   * List servers from the catalog cache when it is good, without starting them (each is `lazy`: the
+   * first request starts it); a server with no good cache is started, and its catalog cached.
+   */
+  fromCache?: boolean;
 }
 
 /** What a command runs with: output, logger, and resources closed when the command ends. */
@@ -126,16 +131,17 @@ export class CommandContext {
 
   /**
    * Connect to the config's servers — all of them, or only those named in `only` (their tools keep
-   * the names they have in the whole fleet when `namesStandAlone` in catalog-cache.ts says so) —
-   * showing progress on a TTY, then noting each server that failed, once (the library's log line for
-   * it is lowered to `info`).
+   * the names they have in the whole fleet when `namesStandAlone` in connect-for.ts says so), from
+   * the catalog cache with `fromCache` — showing progress on a TTY, then noting each server that
+   * failed, once (the library's log line for it is lowered to `info`).
    */
   async connect(options: ConnectOptions = {}): Promise<Switchyard> {
     const { configFile, only } = options;
     const loaded = this.loadConfig(configFile);
+    const servers = only ? loaded.servers.filter((server) => only.includes(server.name)) : loaded.servers;
     const config = {
       ...loaded,
-      ...(only ? { servers: loaded.servers.filter((server) => only.includes(server.name)) } : {}),
+      servers: options.fromCache ? servers.map((server) => ({ ...server, lazy: true })) : servers,
       warnings: this.#warned.has(loaded) ? [] : loaded.warnings,
     };
     this.#warned.add(loaded);
@@ -144,6 +150,8 @@ export class CommandContext {
     const yard = await Switchyard.connect(config, {
       logger: this.logger,
       serverFailureLogLevel: "info",
+      // Every server's catalog is kept, for the commands that list from the cache (`fromCache`).
+      cacheCatalogs: true,
       // Servers that ask the user are answered on the terminal (declined without one).
       onElicitation: askUser,
       elicitationUrl: true,

@@ -155,7 +155,7 @@ export class ServerConnection {
     this.#becomeReady();
     this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length }, "connected");
     this.#startHealthChecks();
-    if (this.config.lazy) this.#remember();
+    this.#remember();
   }
 
   /**
@@ -229,10 +229,14 @@ export class ServerConnection {
     return this.#starting;
   }
 
-  /** Keep what a lazy server lists for its next connect (a cache that cannot be written: no matter). */
+  /**
+   * Keep what a lazy server (or, with `cacheCatalogs`, any server) lists for a later lazy connect; a
+   * cache that cannot be written is no matter.
+   */
   #remember(): void {
     const client = this.#session?.client;
-    if (client) rememberServerCatalog(this.config, client, this.#lists);
+    if (client && (this.config.lazy || this.#hooks.cacheCatalogs))
+      rememberServerCatalog(this.config, client, this.#lists);
   }
 
   /**
@@ -256,6 +260,7 @@ export class ServerConnection {
     if ((this.#status as ServerStatus) !== "connecting") return;
     if (failure) return this.#fail(failure, `failed to reconnect: ${failure}`);
     this.#becomeReady(true);
+    this.#remember();
     this.#log.info({ ms: this.#connectMs, tools: this.#lists.tools.length, wasReady }, "reconnected");
     this.#listsChanged();
     this.#startHealthChecks();
@@ -358,6 +363,7 @@ export class ServerConnection {
         this.#error = undefined;
         this.#errorCode = undefined;
         this.#becomeReady(true);
+        this.#remember();
         this.#log.info({ restarts: this.#restarts }, "restarted");
         this.#listsChanged();
         return;
@@ -393,6 +399,7 @@ export class ServerConnection {
       return;
     }
     this.#lists = { ...this.#lists, ...lists };
+    this.#remember();
     this.#log.info(
       { [list]: this.#lists[list].length },
       `${list === "tools" ? "tool" : list.slice(0, -1)} list changed`,

@@ -18,6 +18,7 @@ export interface FleetOptions {
   /** What the client answers when a server asks (elicitation, roots, sampling). */
   requests?: ClientRequests;
   failureLogLevel?: ConnectionHooks["failureLogLevel"];
+  cacheCatalogs?: ConnectionHooks["cacheCatalogs"];
 }
 
 /**
@@ -43,6 +44,7 @@ export class Fleet {
           ...(options.onResourceUpdated ? { onResourceUpdated: options.onResourceUpdated } : {}),
           ...(options.requests ? { requests: options.requests } : {}),
           ...(options.failureLogLevel ? { failureLogLevel: options.failureLogLevel } : {}),
+          ...(options.cacheCatalogs ? { cacheCatalogs: true } : {}),
         }),
       ]),
     );

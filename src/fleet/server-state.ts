@@ -83,4 +83,9 @@ export interface ConnectionHooks {
    * `warn`. `info` for a caller that reports those failures itself, so that each is said once.
    */
   failureLogLevel?: "warn" | "info";
+  /**
+   * Keep every server's catalog in the cache after each life lists it (as `lazy` servers' are kept),
+   * for a later connect that treats servers as lazy. Default: only `lazy` servers'.
+   */
+  cacheCatalogs?: boolean;
 }

@@ -14,7 +14,8 @@ import { NODE, runCli, SDK_SERVER } from "../helpers.js";
 
 /**
  * The catalog cache, seen from the outside: which servers a command started is read from its wire
- * trace (a server that never ran sent nothing), and the cache file is the one in $XDG_CACHE_HOME.
+ * trace (a server that never ran sent nothing), and each server's cache file is in
+ * $XDG_CACHE_HOME/switchyard/servers.
  */
 
 let dir: string;
@@ -22,10 +23,10 @@ let cacheHome: string;
 let config: string;
 let trace: string;
 
-/** A server entry whose first argument is a file of its own (so its changes can be seen). */
+/** A server entry whose first argument is a file of its own (so its changes can be seen), written once. */
 function wrapper(name: string, tools = "echo,add"): { command: string; args: string[] } {
   const file = path.join(dir, `${name}.mjs`);
-  writeFileSync(file, `import ${JSON.stringify(SDK_SERVER)};\n`);
+  if (!existsSync(file)) writeFileSync(file, `import ${JSON.stringify(SDK_SERVER)};\n`);
   return { command: NODE, args: [file, "--name", name, "--tools", tools] };
 }
 
@@ -48,11 +49,12 @@ async function cli(...args: string[]) {
   return { ...result, started: [...new Set(records.map((record) => record.server))].sort() };
 }
 
-function cacheFile(): string {
-  const folder = path.join(cacheHome, "switchyard");
-  const files = readdirSync(folder).filter((file) => file.endsWith(".json"));
-  expect(files).toHaveLength(1);
-  return path.join(folder, files[0]!);
+/** The cache files, one per server (by what starts it). */
+function cacheFiles(): string[] {
+  const folder = path.join(cacheHome, "switchyard", "servers");
+  return readdirSync(folder)
+    .filter((file) => file.endsWith(".json"))
+    .map((file) => path.join(folder, file));
 }
 
 beforeEach(() => {
@@ -68,7 +70,7 @@ describe("the catalog cache", () => {
     const live = await cli("--json", "tools");
     expect(live.code).toBe(0);
     expect(live.started).toEqual(["alpha", "beta"]);
-    expect(existsSync(cacheFile())).toBe(true);
+    expect(cacheFiles()).toHaveLength(2);
 
     const cached = await cli("--json", "tools");
     expect(cached.code).toBe(0);
@@ -87,44 +89,51 @@ describe("the catalog cache", () => {
     expect(table.stdout).toMatch(/^beta_lookup\s+beta\s+Generic tool lookup$/m);
   });
 
-  it("is listed again when a server's config changes, its script changes, on --refresh and when it is old", async () => {
+  it("lists a server again, alone, when its config or its script changes, on --refresh and when it is old", async () => {
     await cli("tools");
     expect((await cli("tools")).started).toEqual([]);
 
     writeConfig({ alpha: wrapper("alpha"), beta: wrapper("beta", "echo,lookup,extra") });
     const changed = await cli("--json", "tools");
-    expect(changed.started).toEqual(["alpha", "beta"]);
+    expect(changed.started).toEqual(["beta"]);
     expect(JSON.parse(changed.stdout).map((tool: { name: string }) => tool.name)).toContain("beta_extra");
     expect((await cli("tools")).started).toEqual([]);
 
     // The script is the same text, touched: its modification time is part of the fingerprint.
     const later = new Date(Date.now() + 60_000);
     utimesSync(path.join(dir, "alpha.mjs"), later, later);
-    expect((await cli("tools")).started).toEqual(["alpha", "beta"]);
+    expect((await cli("tools")).started).toEqual(["alpha"]);
     expect((await cli("tools")).started).toEqual([]);
 
     expect((await cli("tools", "--refresh")).started).toEqual(["alpha", "beta"]);
 
-    const file = cacheFile();
-    const written = JSON.parse(readFileSync(file, "utf8")) as { writtenAt: number };
-    written.writtenAt -= 25 * 3600 * 1000; // older than the default 24 h
-    writeFileSync(file, JSON.stringify(written));
+    for (const file of cacheFiles()) {
+      const written = JSON.parse(readFileSync(file, "utf8")) as { writtenAt: number };
+      written.writtenAt -= 25 * 3600 * 1000; // older than the default 24 h
+      writeFileSync(file, JSON.stringify(written));
+    }
     expect((await cli("tools")).started).toEqual(["alpha", "beta"]);
     expect((await cli("tools")).started).toEqual([]);
   });
 
-  it("is not written while a server fails, so the failure is reported each time", async () => {
+  it("names a server's tools with the config as it is now: a new namespace needs no server", async () => {
+    await cli("tools");
+    writeConfig({ alpha: { ...wrapper("alpha"), namespace: "a" }, beta: wrapper("beta", "echo,lookup") });
+    const renamed = await cli("--json", "tools");
+    expect(renamed.started).toEqual([]);
+    expect(JSON.parse(renamed.stdout).map((tool: { name: string }) => tool.name)).toContain("a_add");
+  });
+
+  it("keeps no catalog of a server that fails, so its failure is reported each time", async () => {
     writeConfig({ alpha: wrapper("alpha"), broken: { command: "switchyard-no-such-command" } });
-    for (let run = 0; run < 2; run += 1) {
-      const { code, stderr, started } = await cli("tools");
-      expect(code).toBe(0);
-      expect(started).toEqual(["alpha"]);
-      expect(stderr).toContain("server broken failed");
-    }
-    // Once every server is ready, the catalog is cached.
-    writeConfig({ alpha: wrapper("alpha") });
-    expect((await cli("tools")).started).toEqual(["alpha"]);
-    expect((await cli("tools")).started).toEqual([]);
+    const first = await cli("tools");
+    expect(first).toMatchObject({ code: 0, started: ["alpha"] });
+    expect(first.stderr).toContain("server broken failed");
+    // alpha's catalog is kept; broken has none: it is tried again, and fails again.
+    const second = await cli("tools");
+    expect(second).toMatchObject({ code: 0, started: [] });
+    expect(second.stderr).toContain("server broken failed");
+    expect(second.stdout).toMatch(/^alpha_echo\s/m);
   });
 
   it("leaves servers live: it always connects (and caches what it saw)", async () => {
@@ -204,11 +213,12 @@ describe("switchyard call", () => {
     const alone = await cli("call", "gamma_echo", '{"text":"g"}');
     expect(alone).toMatchObject({ code: 0, stdout: "g\n" });
     expect(alone.started).toEqual(["gamma"]);
+    // The whole fleet settles it: gamma from the catalog cache, the others started.
     const clash = await cli("--json", "call", "alpha_echo", '{"text":"x"}');
     expect(clash.code).toBe(0);
-    expect(clash.started).toEqual(["alpha", "gamma", "twin"]);
+    expect(clash.started).toEqual(["alpha", "twin"]);
 
-    // From the cache: twin's echo was disambiguated, so the whole fleet settles it again.
+    // From the cache the whole fleet's names are settled without starting it: only twin starts.
     const tools = JSON.parse((await cli("--json", "tools")).stdout) as Array<{
       name: string;
       server: string;
@@ -216,7 +226,7 @@ describe("switchyard call", () => {
     const twinEcho = tools.find((tool) => tool.server === "twin" && tool.name.startsWith("alpha_echo_"))!;
     const disambiguated = await cli("call", twinEcho.name, '{"text":"twin"}');
     expect(disambiguated).toMatchObject({ code: 0, stdout: "twin\n" });
-    expect(disambiguated.started).toEqual(["alpha", "gamma", "twin"]);
+    expect(disambiguated.started).toEqual(["twin"]);
 
     const unknown = await cli("call", "alpha_ech", "{}");
     expect(unknown.code).toBe(2);

@@ -98,7 +98,7 @@ describe("switchyard lists and calls for an identity", () => {
     expect(names(fresh.stdout)).toEqual(["files_read_file", "ops_status"]);
     // Second time from the cached catalog: the same policy filters it.
     const cached = await cli(["--config", file, "--json", "tools", "--log-level", "info"]);
-    expect(cached.stderr).toContain("from the catalog cache");
+    expect(cached.stderr).toContain("listed from its cache, not started");
     expect(names(cached.stdout)).toEqual(["files_read_file", "ops_status"]);
     // --user alone: that user, with no roles (the config's roles are alice's).
     // files_read_file's admission depends on its arguments: it is listed for everyone.

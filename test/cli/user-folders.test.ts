@@ -2,10 +2,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cacheDir, cacheFileFor } from "../../src/cli/catalog-cache.js";
 import { chatHistoryFile } from "../../src/cli/commands/ask.js";
-import { serverCacheDir } from "../../src/fleet/catalog-cache.js";
-import { defaultStorePath, oauthStoreFolder, openStore } from "../../src/internal.js";
+import { serverCacheDir, serverCacheFile } from "../../src/fleet/catalog-cache.js";
+import { defaultStorePath, loadConfigFile, oauthStoreFolder, openStore } from "../../src/internal.js";
 import { runCli, sdk } from "../helpers.js";
 
 // The user's home as the system knows it (the password database), whatever $HOME says.
@@ -23,8 +22,7 @@ function defaultFolders(): Record<string, string> {
   return {
     HOME: process.env.HOME ?? "",
     store: defaultStorePath(),
-    "CLI catalog cache": cacheDir(),
-    "lazy servers' catalogs": serverCacheDir(),
+    "servers' catalogs": serverCacheDir(),
     "OAuth tokens": oauthStoreFolder(),
     "chat history": chatHistoryFile(env) ?? "",
   };
@@ -66,9 +64,11 @@ describe("a test run's own folders", () => {
     const call = await runCli(["--config", config, "call", "clean_echo", '{"text":"hi"}']);
     expect(call.code, call.stderr).toBe(0);
 
-    const cached = cacheFileFor(config);
+    const cached = serverCacheFile(loadConfigFile(config).servers[0]!);
     expect(existsSync(cached)).toBe(true);
-    expect(existsSync(path.join(REAL_HOME, ".cache", "switchyard", path.basename(cached)))).toBe(false);
+    expect(existsSync(path.join(REAL_HOME, ".cache", "switchyard", "servers", path.basename(cached)))).toBe(
+      false,
+    );
     const store = await openStore({ path: defaultStorePath() });
     try {
       const runs = await store.runs();

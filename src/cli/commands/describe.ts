@@ -1,11 +1,10 @@
 import type { CatalogEntry } from "../../internal.js";
 import { closestNames } from "../../internal.js";
-import { readCatalogCache } from "../catalog-cache.js";
+import { connectFor } from "../connect-for.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
 import { formatTable, wrap } from "../table.js";
-import { connectFor } from "./call.js";
 
 /** Flags of `describe`. */
 export interface DescribeFlags {
@@ -14,8 +13,8 @@ export interface DescribeFlags {
 }
 
 /**
- * `switchyard describe <tool>`: one catalog entry in full — from the cached catalog when it is good,
- * else from the tool's server (alone when its names stand alone) or the whole fleet. `--json`: the
+ * `switchyard describe <tool>`: one catalog entry in full — from the catalog cache when it is good
+ * (nothing started), else from the tool's server (alone when its names stand alone) or the whole fleet. `--json`: the
  * entry as `describeTool` returns it. An unknown name exits 2 with the closest names.
  */
 export async function describeCommand(
@@ -23,26 +22,20 @@ export async function describeCommand(
   name: string,
   flags: DescribeFlags = {},
 ): Promise<number> {
-  const config = ctx.loadConfig();
-  const cached = flags.refresh ? undefined : readCatalogCache(ctx.configFile(), config)?.get(name);
-  let entry = cached;
+  const yard = await connectFor(ctx, name, flags.refresh ? { refresh: true } : {});
+  const entry = yard.describeTool(name);
   if (!entry) {
-    const yard = await connectFor(ctx, name, flags.refresh ? { refresh: true } : {});
-    entry = yard.describeTool(name);
-    if (!entry) {
-      const close = closestNames(
-        name,
-        yard.tools().map((tool) => tool.name),
-      );
-      throw new CliError(
-        `no tool named ${name} in the catalog; ${close.length ? `did you mean ${close.join(", ")}?` : "run switchyard tools to see what there is"}`,
-        EXIT_USAGE,
-      );
-    }
+    const close = closestNames(
+      name,
+      yard.tools().map((tool) => tool.name),
+    );
+    throw new CliError(
+      `no tool named ${name} in the catalog; ${close.length ? `did you mean ${close.join(", ")}?` : "run switchyard tools to see what there is"}`,
+      EXIT_USAGE,
+    );
   }
   // A tool the policy hides from this identity is not described either (`tools` does not list it).
-  const policy = ctx.policy();
-  if (policy && !policy.lists(ctx.identity(), entry)) {
+  if (!yard.tools().some((tool) => tool.name === name)) {
     throw new CliError(
       `no tool named ${name} that user ${ctx.identity().user} may call; run switchyard tools to see what there is`,
       EXIT_USAGE,

@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { ServerInfo, SwitchyardConfig } from "../../internal.js";
 import { closestNames } from "../../internal.js";
-import { writeCatalogCache } from "../catalog-cache.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
@@ -21,7 +20,6 @@ export async function serversCommand(ctx: CommandContext, flags: ServersFlags = 
   const only = checkServerNames(config, flags.server, ctx.configFile());
   // The table says which servers failed, and why.
   const yard = await ctx.connect({ ...(only ? { only } : {}), noteFailures: false });
-  if (!only) writeCatalogCache(ctx.configFile(), config, yard);
   const states = yard.servers();
   if (ctx.out.json) ctx.out.data(states.map(serverJson));
   else ctx.out.result(renderServers(states, { wide: flags.wide === true }));

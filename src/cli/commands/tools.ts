@@ -1,5 +1,4 @@
-import type { CatalogEntry } from "../../internal.js";
-import { namesStandAlone, readCatalogCache, writeCatalogCache } from "../catalog-cache.js";
+import { namesStandAlone } from "../connect-for.js";
 import type { CommandContext } from "../context.js";
 import { EXIT_OK } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";
@@ -14,9 +13,10 @@ export interface ToolsFlags {
 }
 
 /**
- * `switchyard tools`: list the catalog — from the cached catalog when nothing changed since it was
- * written, else by connecting (only the named servers, with `--server`, when their names stand alone).
- * Failed servers are reported on stderr; their tools are absent.
+ * `switchyard tools`: list the catalog — each server's tools from the catalog cache when its config and
+ * script are as they were (nothing is started), else by starting it (only the named servers, with
+ * `--server`, when their names stand alone). Failed servers are reported on stderr; their tools are
+ * absent.
  */
 export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}): Promise<number> {
   const config = ctx.loadConfig();
@@ -24,23 +24,12 @@ export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}):
   const only = checkServerNames(config, flags.server, file);
   const keep = (entry: { server: string }) => !only || only.includes(entry.server);
 
-  const cached = flags.refresh ? undefined : readCatalogCache(file, config);
-  let tools: CatalogEntry[];
-  if (cached) {
-    ctx.logger.info({}, `tools: from the catalog cache, ${Math.round(cached.ageMs / 1000)} s old`);
-    // What the policy lets this identity call: the same engine the Switchyard's listing uses.
-    const policy = ctx.policy();
-    const identity = ctx.identity();
-    tools = cached.tools.filter((tool) => keep(tool) && (!policy || policy.lists(identity, tool)));
-  } else {
-    const alone =
-      only?.every((name) =>
-        namesStandAlone(config, config.servers.find((server) => server.name === name)!),
-      ) ?? false;
-    const yard = await ctx.connect(alone && only ? { only } : {});
-    if (!alone) writeCatalogCache(file, config, yard);
-    tools = yard.tools().filter(keep);
-  }
+  const alone =
+    only?.every((name) => namesStandAlone(config, config.servers.find((server) => server.name === name)!)) ??
+    false;
+  // From the catalog cache, nothing started, unless --refresh: what the policy lets this identity call.
+  const yard = await ctx.connect({ ...(alone && only ? { only } : {}), fromCache: flags.refresh !== true });
+  const tools = yard.tools().filter(keep);
 
   if (ctx.out.json) {
     ctx.out.data(
