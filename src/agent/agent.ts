@@ -264,4 +264,16 @@ export class Agent {
   run(question: string, options: RunOptions = {}): Promise<AgentResult> {
     return new AgentRun(this.#parts, question, options, newId("run")).run();
   }
+
+  /**
+   * What a run would offer the model first for a conversation (its last user message the question):
+   * the catalog tools its selector picks, in order, with the router's score and reason when it picked
+   * them, then the local tools offered — exactly what `run` would send, nothing called.
+   */
+  async preview(
+    messages: readonly ChatMessage[],
+    options: { identity?: Identity } = {},
+  ): Promise<Array<OfferedWhy & { description: string; local: boolean }>> {
+    return new AgentRun(this.#parts, "", { history: [...messages], ...options }, newId("run")).preview();
+  }
 }

@@ -148,6 +148,19 @@ export class AgentRun {
     return this.#finish(step);
   }
 
+  /** The first step's offer for the conversation as it stands, with why each tool was picked. */
+  async preview(): Promise<Array<OfferedWhy & { description: string; local: boolean }>> {
+    this.#state.step = 1;
+    const why = new Map<string, OfferedWhy>();
+    const offered = await this.#parts.offer.choose(this.#state, this.#usedTools, this.#locals, why);
+    return offered.map((tool) => ({
+      ...why.get(tool.name),
+      name: tool.name,
+      description: tool.description,
+      local: this.#locals.isLocal(tool.name),
+    }));
+  }
+
   async #attach(uris: readonly string[]): Promise<Step> {
     const { host } = this.#parts.options;
     try {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
 import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS } from "../internal.js";
-import { type AskFlags, askCommand, chatCommand } from "./commands/ask.js";
+import { type AskFlags, askCommand } from "./commands/ask.js";
 import { auditTailCommand, auditVerifyCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
+import { chatCommand } from "./commands/chat.js";
 import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
 import { loginCommand, logoutCommand } from "./commands/login.js";

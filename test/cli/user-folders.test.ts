@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { chatHistoryFile } from "../../src/cli/commands/ask.js";
+import { chatHistoryFile } from "../../src/cli/chat-input.js";
 import { serverCacheDir, serverCacheFile } from "../../src/fleet/catalog-cache.js";
 import { defaultStorePath, loadConfigFile, oauthStoreFolder, openStore } from "../../src/internal.js";
 import { runCli, sdk } from "../helpers.js";
