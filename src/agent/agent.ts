@@ -33,7 +33,7 @@ import type { ToolHost } from "./run-call.js";
 import type { ToolSearch } from "./tool-search.js";
 
 export { ATTACHED_RESOURCES_NOTE } from "./attach.js";
-export { LAST_STEP_NOTE } from "./run.js";
+export { LAST_STEP_NOTE } from "./model-turn.js";
 /** The system prompt when none is given (it lives in config/defaults.ts). */
 export { DEFAULT_SYSTEM_PROMPT };
 

@@ -1,37 +1,19 @@
 import { abortable } from "../abort.js";
-import { DEFAULT_SYSTEM_PROMPT } from "../config/defaults.js";
-import {
-  type ActiveContext,
-  type ContextSettings,
-  fitActiveContext,
-  markToolResult,
-} from "../context/active.js";
-import { type Compaction, compactionOf, summaryMessage } from "../context/compact.js";
+import { type ContextSettings, markToolResult } from "../context/active.js";
+import { type Compaction, compactionOf } from "../context/compact.js";
 import { ResultHandles, readMoreHint } from "../context/handles.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
-import type { ChatMessage, ModelResponse, ModelTool, ToolCall } from "../models/model.js";
-import { recordedError } from "../telemetry/events.js";
+import type { ChatMessage, ModelTool, ToolCall } from "../models/model.js";
 import { RunSpans } from "../telemetry/tracer.js";
 import type { AgentOptions, AgentResult, OfferedWhy, RunOptions } from "./agent.js";
 import { attachResources } from "./attach.js";
-import {
-  type CallRecord,
-  elapsedMs,
-  type RecordedError,
-  type RunRecord,
-  type StepRecord,
-  type StopReason,
-  type SwitchyardEvent,
-} from "./events.js";
+import type { CallRecord, StepRecord, SwitchyardEvent } from "./events.js";
 import type { CallGuard, StopCondition } from "./guards.js";
 import { type LocalTool, type LocalToolState, LocalTools } from "./local-tools.js";
+import { takeModelTurn } from "./model-turn.js";
 import type { ToolOffer } from "./offer.js";
 import { type CallOutcomeReport, runToolCall } from "./run-call.js";
-
-/** Added to the system prompt on the last step a run allows (`maxSteps`), when no tools are offered. */
-export const LAST_STEP_NOTE =
-  "This is your last turn: no more tools can be called. Answer now from what you have; say what is " +
-  "missing if you could not find it.";
+import { cancelMessage, type RunStop, runResult } from "./run-result.js";
 
 /** What a call refused on the last step is told (the model was offered no tools, and asked anyway). */
 const NOT_MADE_ON_LAST_STEP =
@@ -47,7 +29,7 @@ type Step =
   | { type: "ask"; offered: ModelTool[]; why: Map<string, OfferedWhy>; last: boolean }
   | { type: "calls"; toolCalls: ToolCall[]; offered: ModelTool[]; last: boolean }
   | { type: "answered"; text: string; offered: ModelTool[]; last: boolean }
-  | { type: "stop"; reason: StopReason; answer: string; error?: string; cause?: unknown };
+  | ({ type: "stop" } & RunStop);
 
 /** What an agent gives each of its runs. */
 export interface RunParts {
@@ -235,96 +217,42 @@ export class AgentRun {
   /** One model turn: what it is sent is built from the working record within the window. */
   async #ask({ offered, last }: Extract<Step, { type: "ask" }>): Promise<Step> {
     const { options, context } = this.#parts;
-    const state = this.#state;
     const signal = this.#options.signal;
-    const prompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
-    let active: ActiveContext;
-    try {
-      active = await this.#unlessAborted(
-        fitActiveContext(
-          {
-            system: last ? `${prompt}\n\n${LAST_STEP_NOTE}` : prompt,
-            tools: offered,
-            record: this.#messages,
-            compaction: this.#compaction,
-            question: this.#questionIndex,
-            ...(this.#parts.handles ? { handles: this.#handles } : {}),
-            ...(signal ? { signal } : {}),
-          },
-          context,
-        ),
-      );
-    } catch (error) {
-      if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return this.#cancelled();
-      return {
-        type: "stop",
-        reason: "error",
-        answer: messageOf(error),
-        error: messageOf(error),
-        cause: error,
-      };
-    }
-    this.#compaction = active.compaction;
-    const contextRecord = {
-      promptEstimate: active.estimate,
-      ...(active.compacted ? { compacted: active.compacted } : {}),
-    };
-    const started = performance.now();
-    let response: ModelResponse;
-    try {
-      // A model that does not heed the signal is not waited for either.
-      response = await this.#unlessAborted(
-        this.#spans.model(options.model.name, () =>
-          options.model.complete({
-            messages: active.messages,
-            tools: offered,
-            parallelToolCalls: options.parallelToolCalls !== false,
-            ...(signal ? { signal } : {}),
-          }),
-        ),
-      );
-    } catch (error) {
-      this.#steps.push({
-        step: state.step,
-        offered: offered.length,
-        toolCalls: 0,
-        modelMs: elapsedMs(started),
-        ...contextRecord,
-      });
-      if (signal?.aborted || isSwitchyardError(error, "CANCELLED")) return this.#cancelled();
-      const reason = messageOf(error);
-      return {
-        type: "stop",
-        reason: "error",
-        answer: `The model failed: ${reason}`,
-        error: reason,
-        cause: error,
-      };
-    }
-    const modelMs = elapsedMs(started);
-    const tokens = response.usage
-      ? { input: response.usage.promptTokens, output: response.usage.completionTokens }
-      : undefined;
-    // What the server counted corrects the estimate for the next request.
-    if (tokens) context.counter.calibrate(active.estimate, tokens.input);
-    this.#steps.push({
-      step: state.step,
-      offered: offered.length,
-      toolCalls: response.toolCalls.length,
-      modelMs,
-      ...contextRecord,
-      ...(tokens ? { tokens } : {}),
+    const turn = await takeModelTurn({
+      model: options.model,
+      systemPrompt: options.systemPrompt,
+      parallelToolCalls: options.parallelToolCalls !== false,
+      context,
+      record: this.#messages,
+      compaction: this.#compaction,
+      question: this.#questionIndex,
+      handles: this.#parts.handles ? this.#handles : undefined,
+      offered,
+      last,
+      step: this.#state.step,
+      spans: this.#spans,
+      signal,
+      unlessAborted: (work) => this.#unlessAborted(work),
     });
+    if (turn.type === "failed") {
+      if (turn.step) this.#steps.push(turn.step);
+      if (signal?.aborted || isSwitchyardError(turn.error, "CANCELLED")) return this.#cancelled();
+      const reason = messageOf(turn.error);
+      const answer = turn.stage === "model" ? `The model failed: ${reason}` : reason;
+      return { type: "stop", reason: "error", answer, error: reason, cause: turn.error };
+    }
+    const { response, toolCalls, tokens } = turn;
+    this.#compaction = turn.compaction;
+    this.#steps.push(turn.step);
     this.#emit({
       type: "model_answered",
       runId: this.runId,
-      step: state.step,
-      ms: modelMs,
+      step: this.#state.step,
+      ms: turn.step.modelMs,
       toolCalls: response.toolCalls.length,
       text: response.content,
       ...(tokens ? { tokens } : {}),
     });
-    const toolCalls = uniqueIds(response.toolCalls, state.step);
     this.#messages.push(
       toolCalls.length
         ? { role: "assistant", content: response.content, toolCalls }
@@ -441,42 +369,22 @@ export class AgentRun {
 
   /** End the run: its record, `run_finished`, its spans, its result. */
   #finish(stop: Extract<Step, { type: "stop" }>): AgentResult {
-    const redactor = this.#parts.options.host.redactor;
-    const tokens = sumTokens(this.#steps);
-    const error: RecordedError | undefined =
-      stop.cause !== undefined
-        ? recordedError(stop.cause)
-        : stop.error === undefined
-          ? undefined
-          : { code: stopCode(stop.reason), message: stop.error };
-    const record: RunRecord = {
-      id: this.runId,
-      kind: "agent",
+    const { result, record } = runResult({
+      runId: this.runId,
       startedAt: this.#startedAt,
-      ms: elapsedMs(this.#started),
-      outcome: stop.reason,
+      started: this.#started,
+      stop,
       steps: this.#steps,
       calls: this.#calls,
-      ...(tokens ? { tokens } : {}),
-      ...(error ? { error } : {}),
-    };
+      stepCount: this.#state.step,
+      messages: this.#messages,
+      compaction: this.#compaction,
+      handles: this.#handles,
+      redactor: this.#parts.options.host.redactor,
+    });
     this.#emit({ type: "run_finished", runId: this.runId, record });
     this.#spans.end(stop.reason, stop.reason === "error" ? (stop.cause ?? stop.error) : undefined);
-    const compaction = this.#compaction;
-    return {
-      runId: this.runId,
-      answer: stop.answer,
-      stopReason: stop.reason,
-      steps: this.#state.step,
-      calls: redactor ? redactor.value(this.#calls) : this.#calls,
-      messages: this.#messages,
-      history: compaction.summary
-        ? [summaryMessage(compaction.summary), ...this.#messages.slice(compaction.upTo)]
-        : this.#messages,
-      handles: this.#handles,
-      ...(stop.error ? { error: stop.error } : {}),
-      record: redactor ? redactor.value(record) : record,
-    };
+    return result;
   }
 
   /** Report a run event to `onEvent` (redacted) and to the host's observers. */
@@ -491,51 +399,6 @@ export class AgentRun {
     const signal = this.#options.signal;
     return abortable(work, signal, () => new SwitchyardError("CANCELLED", cancelMessage(signal)));
   }
-}
-
-/** The code a run record's error carries for a stop reason. */
-function stopCode(reason: StopReason): string {
-  switch (reason) {
-    case "max_steps":
-      return "MAX_STEPS";
-    case "error":
-      return "RUN_FAILED";
-    case "cancelled":
-      return "CANCELLED";
-    default:
-      return "STOPPED";
-  }
-}
-
-/** What a cancelled run says: that it was cancelled, and by what when the signal's reason tells. */
-function cancelMessage(signal: AbortSignal | undefined): string {
-  const reason: unknown = signal?.reason;
-  const why =
-    typeof reason === "string"
-      ? reason
-      : reason instanceof Error && reason.message && reason.message !== "This operation was aborted"
-        ? reason.message
-        : undefined;
-  return `The run was cancelled${why ? `: ${why}` : ""}.`;
-}
-
-function sumTokens(steps: readonly StepRecord[]): RunRecord["tokens"] {
-  const reported = steps.filter((step) => step.tokens);
-  if (reported.length === 0) return undefined;
-  return reported.reduce(
-    (sum, step) => ({ input: sum.input + step.tokens!.input, output: sum.output + step.tokens!.output }),
-    { input: 0, output: 0 },
-  );
-}
-
-/** Some servers repeat or omit tool call ids; results are paired by id, so each must be unique. */
-function uniqueIds(calls: ToolCall[], step: number): ToolCall[] {
-  const seen = new Set<string>();
-  return calls.map((call, index) => {
-    const id = call.id && !seen.has(call.id) ? call.id : `call_${step}_${index}`;
-    seen.add(id);
-    return id === call.id ? call : { ...call, id };
-  });
 }
 
 function usedToolNames(messages: readonly ChatMessage[]): string[] {

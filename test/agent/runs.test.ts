@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { LAST_STEP_NOTE } from "../../src/agent/run.js";
+import { LAST_STEP_NOTE } from "../../src/agent/model-turn.js";
 import {
   Agent,
   type AgentEvent,
