@@ -1,0 +1,129 @@
+// The `gateway` section (`switchyard serve`) and `gateway.auth` (who may use it; src/gateway/auth.ts): the
+// defaults of their keys, the gateway's own numbers that no key sets, and their schemas.
+
+import { z } from "zod";
+import { stringArray, stringMap } from "./fields.js";
+
+/** What the gateway offers: `all` (every tool the client may call) or `search` (`search_tools` + `call_tool`). */
+export const DEFAULT_GATEWAY_MODE: "all" | "search" = "all";
+/** The address `switchyard serve --http` listens on: loopback, so nothing off the machine reaches it. */
+export const DEFAULT_GATEWAY_HOST = "127.0.0.1";
+/** The path the gateway's Streamable HTTP endpoint answers on. */
+export const DEFAULT_GATEWAY_PATH = "/mcp";
+/** Largest HTTP request body the gateway reads; a larger one is answered 413. */
+export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * How long a 2026-07-28 call that asked its client for input (elicitation, sampling) is kept after it
+ * ended unanswered, for the client's retry to collect its result (the call itself is bounded by its
+ * deadline).
+ */
+export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;
+/**
+ * 2025-11-25 HTTP sessions one gateway keeps at most: a client that never ends its session (no DELETE)
+ * must not grow the process without bound; past it the session unused longest is ended (its client gets
+ * 404 and starts another). A session costs a server instance and its transport.
+ */
+export const DEFAULT_GATEWAY_MAX_SESSIONS = 1_000;
+/**
+ * A 2025-11-25 HTTP session kept in the store (`createGateway(…, { sessionStore })`, which `switchyard
+ * serve` passes) is taken up by any replica until it has gone unused this long; then it is forgotten.
+ */
+export const DEFAULT_GATEWAY_SESSION_IDLE_MS = 24 * 60 * 60_000;
+/** How often, at most, a session's last use is written to the store (a write per request would cost each call). */
+export const DEFAULT_GATEWAY_SESSION_TOUCH_MS = 60_000;
+
+// --- The gateway's authentication (`gateway.auth`) ----------------------------------------------
+
+/** The claim of an OAuth access token that names its user (`gateway.auth.oauth.userClaim`). */
+export const DEFAULT_GATEWAY_USER_CLAIM = "sub";
+/**
+ * The claim of an OAuth access token that lists its user's roles (`gateway.auth.oauth.rolesClaim`; a
+ * dotted path reaches into an object, as Keycloak's `realm_access.roles`).
+ */
+export const DEFAULT_GATEWAY_ROLES_CLAIM = "roles";
+/**
+ * How far the gateway's clock and the issuer's may disagree when a token's `exp` and `nbf` are checked:
+ * enough for machines kept by NTP, small beside the minutes an access token lives.
+ */
+export const DEFAULT_GATEWAY_CLOCK_SKEW_MS = 30_000;
+/** How long reading the issuer's metadata or its JWKS may take before a token is answered 503 (fixed). */
+export const DEFAULT_GATEWAY_JWKS_TIMEOUT_MS = 5_000;
+/**
+ * The shortest bearer token `gateway.auth.tokens` accepts: a token is a password every client holds, and
+ * a short one can be guessed; `openssl rand -hex 32` makes a good one (fixed).
+ */
+export const DEFAULT_GATEWAY_TOKEN_MIN_CHARS = 16;
+
+// --- gateway.auth: who may use the gateway (src/gateway/auth.ts) -------------------------------
+
+const httpUrl = (what: string) =>
+  z
+    .string({ error: `expected ${what} (an http(s) URL)` })
+    .refine((url) => /^https?:\/\//i.test(url) && URL.canParse(url), {
+      error: `expected ${what} (an http(s) URL)`,
+    });
+const gatewayTokenSchema = z.strictObject(
+  {
+    token: z
+      .string({ error: "expected the token (a string, best read from an environment variable)" })
+      .min(
+        DEFAULT_GATEWAY_TOKEN_MIN_CHARS,
+        `expected a token of at least ${DEFAULT_GATEWAY_TOKEN_MIN_CHARS} characters (make one with: openssl rand -hex 32)`,
+      )
+      .regex(
+        /^[A-Za-z0-9\-._~+/]+=*$/,
+        "expected a token of letters, digits and -._~+/ (a bearer token's characters)",
+      ),
+    user: z.string({ error: "expected the user's id (a string)" }).min(1, "expected a non-empty user id"),
+    roles: stringArray.optional(),
+    attributes: stringMap.optional(),
+  },
+  { error: 'expected { "token": secret, "user": id, "roles"?: [names], "attributes"?: { key: value } }' },
+);
+/** The gateway's OAuth 2.1 resource-server mode: access tokens are JWTs of `issuer`, checked against its JWKS. */
+const gatewayOAuthSchema = z.strictObject(
+  {
+    issuer: httpUrl("the authorization server's issuer"),
+    jwksUri: httpUrl("the issuer's JWKS URL").optional(),
+    resource: httpUrl("the gateway's URL as clients reach it").optional(),
+    audience: z.string({ error: "expected the audience tokens must name (a string)" }).min(1).optional(),
+    scopes: stringArray.optional(),
+    userClaim: z.string({ error: "expected a claim name" }).min(1).optional(),
+    rolesClaim: z
+      .string({ error: "expected a claim name (a dotted path reaches into an object)" })
+      .min(1)
+      .optional(),
+    attributeClaims: stringArray.optional(),
+    algorithms: stringArray.optional(),
+  },
+  { error: 'expected { "issuer": URL, "jwksUri"?, "resource"?, "audience"?, "scopes"?, "rolesClaim"?, … }' },
+);
+export const gatewayAuthSchema = z
+  .strictObject(
+    {
+      tokens: z.array(gatewayTokenSchema, { error: "expected a list of tokens" }).optional(),
+      oauth: gatewayOAuthSchema.optional(),
+    },
+    { error: 'expected { "tokens": [ { "token", "user", "roles" } ] } or { "oauth": { "issuer", … } }' },
+  )
+  .refine((auth) => auth.tokens !== undefined || auth.oauth !== undefined, {
+    error: 'expected "tokens" (bearer tokens) or "oauth" (an issuer\'s access tokens)',
+  })
+  .refine((auth) => new Set(auth.tokens?.map((entry) => entry.token)).size === (auth.tokens?.length ?? 0), {
+    error: "expected each token once: two entries have the same token",
+  });
+/** A `gateway.auth` section: static bearer tokens, an OAuth issuer's access tokens, or both. */
+export type GatewayAuthSection = z.infer<typeof gatewayAuthSchema>;
+
+/** The `gateway` section: how `switchyard serve` serves the fleet. */
+export const gatewaySchema = z.strictObject(
+  {
+    mode: z.enum(["all", "search"], { error: 'expected "all" or "search"' }).optional(),
+    host: z.string({ error: "expected the address to listen on" }).min(1, "expected an address").optional(),
+    auth: gatewayAuthSchema.optional(),
+    allowedHosts: stringArray.optional(),
+    allowedOrigins: stringArray.optional(),
+  },
+  { error: 'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"? }' },
+);
+export type GatewaySection = z.infer<typeof gatewaySchema>;

@@ -1,0 +1,77 @@
+// The `routing` section: how the agent offers tools and which strategy ranks them, with the defaults of its
+// keys and the router's own numbers (what stays offered, what it reads, requests for embeddings). How the
+// strategies score is in ../defaults/ranking.ts.
+
+import { z } from "zod";
+import {
+  quotedList,
+  ROUTING_MODES,
+  type RoutingMode,
+  STRATEGY_NAMES,
+  type StrategyName,
+} from "../vocabulary.js";
+import { nonNegativeInt, positiveInt, stringArray } from "./fields.js";
+
+/** Tools ranked and offered per query or step (`routing.topK`). */
+export const DEFAULT_TOP_K = 12;
+/** A catalog of at most this many tools is offered whole (`routing.offerAllUpTo`): routing could only hide one. */
+export const DEFAULT_OFFER_ALL_UP_TO = 20;
+/** Tools already used in a conversation that stay offered, the most recent first. */
+export const DEFAULT_MAX_USED_KEPT = 8;
+/** Characters of each assistant or tool message the agent's router reads (they weigh little anyway). */
+export const DEFAULT_ROUTING_CONTEXT_CHARS = 300;
+/** Assistant and tool messages the agent's router reads, the most recent ones. */
+export const DEFAULT_ROUTING_CONTEXT_MESSAGES = 4;
+/**
+ * When fewer tools than this (or than `topK`, if smaller) match a request, the router fills the offer
+ * up to `topK` with its fallback: the matching and used tools' servers first, then every server's
+ * tools that need the fewest arguments. A model offered nothing cannot even look around.
+ */
+export const DEFAULT_MIN_RANKED_TOOLS = 3;
+/**
+ * How the agent offers tools (`routing.mode`): `auto` routes each step (the router's `topK`) up to
+ * {@link DEFAULT_TOOL_SEARCH_ABOVE} tools and offers tool search above.
+ */
+export const DEFAULT_ROUTING_MODE: RoutingMode = "auto";
+/**
+ * Catalog size above which `routing.mode: "auto"` offers tool search (`routing.searchAbove`). Below it,
+ * per-step routing already offers few tools (at most `topK` plus used ones) and finds the right one
+ * (R@10 ≥ 97% on the 1,455- and 4,076-tool dev sets) without the search's extra model turn; above ~100
+ * tools (~10k tokens of definitions) the offer changes every step, which defeats prompt caching, and a
+ * search costs a few hundred tokens per step.
+ */
+export const DEFAULT_TOOL_SEARCH_ABOVE = 100;
+/**
+ * Tools one `search_tools` call answers with, at most (`routing.searchResults`). Each one found joins the
+ * offer for the rest of the run: with tools of ~165 tokens, two searches of 3 keep the offer near 1,100
+ * tokens (5 would take it past 1,800: `npm run bench -- --only context`); a model that finds nothing
+ * useful searches again with other words.
+ */
+export const DEFAULT_TOOL_SEARCH_RESULTS = 3;
+/** The routing strategy (`routing.strategy`, `--strategy`). */
+export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
+
+/** Texts sent per `/embeddings` request. */
+export const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
+/** Deadline of one `/embeddings` request. */
+export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
+/** Vectors an embeddings client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
+export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
+
+/** The `routing` section: how the agent offers tools, and which strategy ranks them. */
+export const routingSchema = z.strictObject({
+  mode: z.enum(ROUTING_MODES, { error: `expected ${quotedList(ROUTING_MODES)}` }).optional(),
+  searchAbove: nonNegativeInt.optional(),
+  searchResults: positiveInt.optional(),
+  topK: positiveInt.optional(),
+  offerAllUpTo: nonNegativeInt.optional(),
+  pinned: stringArray.optional(),
+  strategy: z.enum(STRATEGY_NAMES, { error: `expected ${quotedList(STRATEGY_NAMES)}` }).optional(),
+  embeddings: z
+    .strictObject({
+      baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }),
+      model: z.string({ error: "expected the embedding model's name" }),
+      apiKey: z.string().optional(),
+    })
+    .optional(),
+});
