@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import * as defaults from "../../src/config/defaults.js";
@@ -54,6 +54,24 @@ describe("defaults", () => {
           expect(cell, name).toContain(`${key}: ${field}`);
       }
     }
+  });
+
+  it("are all exported by src/config/defaults.ts, whichever file of src/config defines them", async () => {
+    const folder = path.join(root, "src/config");
+    const files = readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) =>
+      file.endsWith(".ts"),
+    );
+    const barrel: Record<string, unknown> = defaults;
+    const defined = new Set<string>();
+    for (const file of files) {
+      const module = (await import(path.join(folder, file))) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(module)) {
+        if (!name.startsWith("DEFAULT_")) continue;
+        expect(barrel[name], `${name} of src/config/${file}`).toBe(value);
+        defined.add(name);
+      }
+    }
+    expect([...defined].sort()).toEqual(Object.keys(barrel).sort());
   });
 
   it("carry their unit in the name when they have one", () => {
