@@ -72,10 +72,10 @@ export const RULES = [
   },
   {
     name: "lower-layers-look-down",
-    why: `${LOWER_LAYERS.join("/, ")}/ never import ${UPPER_LAYERS.join("/, ")}/ or the facade (src/switchyard.ts, src/index.ts)`,
+    why: `${LOWER_LAYERS.join("/, ")}/ never import ${UPPER_LAYERS.join("/, ")}/ or the facade (the files at the root of src/ but the shared ones: src/switchyard*.ts, src/index.ts, src/internal.ts, …)`,
     from: LOWER_LAYERS,
     forbidden: (t) =>
-      UPPER_LAYERS.includes(t.layer) || t.file === "src/switchyard.ts" || t.file === "src/index.ts",
+      UPPER_LAYERS.includes(t.layer) || (t.layer === "root" && !SHARED_ROOT_FILES.includes(t.file)),
   },
   {
     name: "sdk-types-only",

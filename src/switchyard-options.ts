@@ -1,7 +1,8 @@
 import type { CreateMessageRequestParams, CreateMessageResult } from "@modelcontextprotocol/client";
 import type { ApprovalHandler } from "./calls/approval.js";
 import type { PolicyOptions } from "./calls/policy.js";
-import type { RequestInterceptor } from "./calls/request.js";
+import type { RequestInterceptor, RequestOptions } from "./calls/request.js";
+import type { CatalogEntry } from "./catalog/catalog.js";
 import type { ElicitationHandler, SamplingApproval } from "./client-answers.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import type { ClientRequests } from "./fleet/client-requests.js";
@@ -152,4 +153,32 @@ export function samplingModel(
   } catch {
     return {}; // no model configured: sampling is not offered
   }
+}
+
+/** Options of `readResource` and `subscribeResource`. */
+export interface ResourceOptions extends RequestOptions {
+  /** The server to ask: needed when several servers list the URI. */
+  server?: string;
+}
+
+/** Options of the listings (`tools()`, `resources()`, `resourceTemplates()`, `prompts()`). */
+export interface ListOptions {
+  /** List what this identity may use; default: the Switchyard's identity. */
+  identity?: Identity;
+  /** `false`: everything, whoever may use what (for caches and administration); default true. */
+  policy?: boolean;
+}
+
+/** Options of {@link Switchyard.tools}. */
+export type ToolsOptions = ListOptions;
+
+/** A tool as `tools()` lists it. */
+export interface ToolInfo {
+  name: string;
+  server: string;
+  tool: string;
+  description: string;
+  inputSchema: CatalogEntry["inputSchema"];
+  /** Why the tool cannot be called from here (it requires task augmentation); it is never offered to a model. */
+  unsupported?: string;
 }

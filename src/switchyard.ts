@@ -21,60 +21,34 @@ import type {
 import { ResourceListeners, type ResourceUpdate } from "./calls/resource-listeners.js";
 import type { ServerInfo } from "./calls/server.js";
 import { ManagedServer } from "./calls/server.js";
-import { Catalog, type CatalogChange, type CatalogEntry } from "./catalog/catalog.js";
-import {
-  type ListChange,
-  type PromptEntry,
+import type { Catalog, CatalogChange, CatalogEntry } from "./catalog/catalog.js";
+import type {
+  ListChange,
+  PromptEntry,
   ResourceCatalog,
-  type ResourceEntry,
-  type ResourceTemplateEntry,
+  ResourceEntry,
+  ResourceTemplateEntry,
 } from "./catalog/resources.js";
-import { clientAnswers } from "./client-answers.js";
 import { loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { SwitchyardError } from "./errors.js";
-import { Fleet } from "./fleet/fleet.js";
+import type { Fleet } from "./fleet/fleet.js";
 import { matchesUriTemplate } from "./fleet/uri-templates.js";
 import { StoreRecorder } from "./store/recorder.js";
+import { buildFleet, type FleetParts } from "./switchyard-fleet.js";
 import {
   identityOf,
+  type ListOptions,
+  type ResourceOptions,
   type SwitchyardOptions,
-  samplingModel,
-  withForwardedSampling,
+  type ToolInfo,
+  type ToolsOptions,
   withRedaction,
 } from "./switchyard-options.js";
 import type { Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
 import { silentLogger } from "./telemetry/logger.js";
 import { type Redactor, redactingObserver } from "./telemetry/redact.js";
-
-/** Options of `readResource` and `subscribeResource`. */
-export interface ResourceOptions extends RequestOptions {
-  /** The server to ask: needed when several servers list the URI. */
-  server?: string;
-}
-
-/** Options of the listings (`tools()`, `resources()`, `resourceTemplates()`, `prompts()`). */
-export interface ListOptions {
-  /** List what this identity may use; default: the Switchyard's identity. */
-  identity?: Identity;
-  /** `false`: everything, whoever may use what (for caches and administration); default true. */
-  policy?: boolean;
-}
-
-/** Options of {@link Switchyard.tools}. */
-export type ToolsOptions = ListOptions;
-
-/** A tool as `tools()` lists it. */
-export interface ToolInfo {
-  name: string;
-  server: string;
-  tool: string;
-  description: string;
-  inputSchema: CatalogEntry["inputSchema"];
-  /** Why the tool cannot be called from here (it requires task augmentation); it is never offered to a model. */
-  unsupported?: string;
-}
 
 /**
  * One agent's view of many MCP servers: a fleet of connections and one catalog of their tools,
@@ -103,13 +77,8 @@ export class Switchyard implements AsyncDisposable {
   #recorder: StoreRecorder | undefined;
   #closed = false;
 
-  private constructor(
-    config: SwitchyardConfig,
-    fleet: Fleet,
-    catalog: Catalog,
-    lists: ResourceCatalog,
-    options: SwitchyardOptions,
-  ) {
+  private constructor(config: SwitchyardConfig, parts: FleetParts, options: SwitchyardOptions) {
+    const { fleet, catalog, lists } = parts;
     this.config = config;
     this.redactor = options.redactor!;
     this.#fleet = fleet;
@@ -182,63 +151,18 @@ export class Switchyard implements AsyncDisposable {
   static async #start(config: SwitchyardConfig, given: SwitchyardOptions): Promise<Switchyard> {
     if (given.identity !== undefined) checkIdentity(given.identity, "Switchyard options");
     const options = withRedaction(config, given);
-    const logger = options.logger ?? silentLogger;
-    for (const warning of config.warnings) logger.warn({}, `config: ${warning}`);
-    const catalog = new Catalog(config.servers, (message) => logger.warn({}, message));
-    const lists = new ResourceCatalog(config.servers);
+    for (const warning of config.warnings) (options.logger ?? silentLogger).warn({}, `config: ${warning}`);
     let created: Switchyard | undefined;
-    let loaded = false;
-    const fleet = new Fleet(config.servers, {
-      logger,
-      ...(options.wireTrace ? { wire: options.wireTrace } : {}),
-      ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
-      ...(options.serverFailureLogLevel ? { failureLogLevel: options.serverFailureLogLevel } : {}),
-      ...(options.cacheCatalogs ? { cacheCatalogs: true } : {}),
-      onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
-      onResourcesChanged: (server, resources, templates) =>
-        lists.setServerResources(server, resources, templates),
-      onPromptsChanged: (server, prompts) => lists.setServerPrompts(server, prompts),
-      onResourceUpdated: (server, uri) => {
+    const parts = buildFleet(config, options, {
+      resourceUpdated: (server, uri) => {
         if (created) created.#listeners.updated(server, uri);
       },
-      requests: withForwardedSampling(
-        options,
-        clientAnswers({
-          logger,
-          roots: config.roots ?? [config.baseDir],
-          ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
-          ...(options.elicitationUrl !== undefined ? { elicitationUrl: options.elicitationUrl } : {}),
-          ...(options.onSampling ? { onSampling: options.onSampling } : {}),
-          ...samplingModel(config, options),
-        }),
-      ),
-      onStatus: (server, status, recovered) => {
-        if (!loaded) return; // the first connect: the catalog is loaded in one go, in order, after it
-        if (recovered && created) created.#servers.get(server)?.recovered();
-        // A lazy server lists its cached catalog until it starts.
-        const listed = status === "ready" || status === "restarting" || status === "lazy";
-        catalog.setServerListed(server, listed);
-        lists.setServerListed(server, listed);
+      recovered: (server) => {
+        if (created) created.#servers.get(server)?.recovered();
       },
     });
-    created = new Switchyard(config, fleet, catalog, lists, options);
-    try {
-      await fleet.connectAll(options.signal);
-    } catch (error) {
-      await fleet.close();
-      throw error;
-    }
-    const up = fleet
-      .connections()
-      .filter((connection) => ["ready", "restarting", "lazy"].includes(connection.status));
-    catalog.load(new Map(up.map((connection) => [connection.name, connection.lists.tools])));
-    for (const connection of [...up].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      const { resources, resourceTemplates, prompts } = connection.lists;
-      lists.setServerResources(connection.name, resources, resourceTemplates);
-      lists.setServerPrompts(connection.name, prompts);
-      lists.setServerListed(connection.name, true);
-    }
-    loaded = true;
+    created = new Switchyard(config, parts, options);
+    await parts.connect(options.signal);
     return created;
   }
 
@@ -508,7 +432,15 @@ export type { ServerInfo } from "./calls/server.js";
 export type { CatalogChange } from "./catalog/catalog.js";
 export type { ListChange, PromptEntry, ResourceEntry, ResourceTemplateEntry } from "./catalog/resources.js";
 export type { ServerState } from "./fleet/server-state.js";
-export type { ForwardedSamplingRequest, SamplingForwarder, SwitchyardOptions } from "./switchyard-options.js";
+export type {
+  ForwardedSamplingRequest,
+  ListOptions,
+  ResourceOptions,
+  SamplingForwarder,
+  SwitchyardOptions,
+  ToolInfo,
+  ToolsOptions,
+} from "./switchyard-options.js";
 
 function isResolved(config: unknown): config is SwitchyardConfig {
   return (
