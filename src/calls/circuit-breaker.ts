@@ -1,3 +1,4 @@
+import { abortable, type Clock, monotonicClock } from "../abort.js";
 import { SwitchyardError } from "../errors.js";
 
 /** Where a breaker stands: `closed` lets calls through, `open` fails them fast, `probing` is deciding. */
@@ -13,6 +14,8 @@ export interface CircuitBreakerOptions {
   probe: () => Promise<void>;
   /** Told each time the breaker opens. */
   onOpen?: () => void;
+  /** What the cooldown is measured on; default the monotonic clock every deadline reads. */
+  clock?: Clock;
 }
 
 /**
@@ -48,13 +51,13 @@ export class CircuitBreaker {
    */
   async admit(tool: string, signal?: AbortSignal): Promise<void> {
     if (this.#state === "closed") return;
-    const waited = Date.now() - this.#openedAt;
+    const waited = this.#now() - this.#openedAt;
     // While open, and while another call's probe decides, calls fail fast.
     if (this.#state === "probing" || waited < this.#options.cooldownMs) {
       throw this.#refusal(tool, Math.max(0, this.#options.cooldownMs - waited));
     }
     const probe = this.#runProbe();
-    await (signal ? Promise.race([probe, abortion(signal)]) : probe);
+    await abortable(probe, signal);
     // The probe changed the state while this call waited.
     if ((this.#state as BreakerState) !== "closed") throw this.#refusal(tool, this.#options.cooldownMs);
   }
@@ -98,9 +101,13 @@ export class CircuitBreaker {
 
   #open(): void {
     this.#state = "open";
-    this.#openedAt = Date.now();
+    this.#openedAt = this.#now();
     this.#opened += 1;
     this.#options.onOpen?.();
+  }
+
+  #now(): number {
+    return (this.#options.clock ?? monotonicClock).now();
   }
 
   #refusal(tool: string, retryInMs: number): SwitchyardError {
@@ -111,11 +118,4 @@ export class CircuitBreaker {
       { server, tool },
     );
   }
-}
-
-function abortion(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
 }

@@ -7,6 +7,7 @@ import {
   type Task,
   type Transport,
 } from "@modelcontextprotocol/client";
+import { monotonicClock } from "../abort.js";
 import {
   DEFAULT_TASK_CANCEL_TIMEOUT_MS,
   DEFAULT_TASK_MIN_POLL_INTERVAL_MS,
@@ -147,7 +148,7 @@ export class TaskCalls {
         { server: this.#server, tool, capability: "tasks", delivery: "final", serverFault: false },
       );
     }
-    const deadline = new Deadline(options.timeoutMs, options.maxTotalTimeoutMs, options.signal);
+    const deadline = new TaskDeadline(options.timeoutMs, options.maxTotalTimeoutMs, options.signal);
     const token = `switchyard-task-${++this.#calls}`;
     this.#progress.set(token, (progress) => {
       deadline.extend();
@@ -184,7 +185,7 @@ export class TaskCalls {
   }
 
   /** Wait until the task is over or needs input: status notifications, else `tasks/get` every `pollInterval`. */
-  async #follow(client: Client, created: Task, deadline: Deadline): Promise<Task> {
+  async #follow(client: Client, created: Task, deadline: TaskDeadline): Promise<Task> {
     let task = created;
     let news: Task | undefined;
     let closed = false;
@@ -230,7 +231,7 @@ export class TaskCalls {
   }
 
   /** The result of a task that is over (or needs input: `tasks/result` carries the server's questions). */
-  async #outcome(client: Client, tool: string, task: Task, deadline: Deadline): Promise<CallToolResult> {
+  async #outcome(client: Client, tool: string, task: Task, deadline: TaskDeadline): Promise<CallToolResult> {
     const named = `task ${task.taskId} of tool ${tool} on server ${this.#server}`;
     const reason = task.statusMessage ? `: ${task.statusMessage}` : "";
     if (task.status === "failed") {
@@ -301,12 +302,14 @@ export class TaskCalls {
 }
 
 /**
- * The deadline of one task call: `timeoutMs` from the start and, with `maxTotalTimeoutMs`, pushed back
- * by each sign of life (progress, status) up to that total. It and the caller's signal abort one signal.
+ * How long one task call may stay silent: `timeoutMs` from the start and, with `maxTotalTimeoutMs`,
+ * pushed back by each sign of life (progress, status) up to that total — never past the request's
+ * deadline, which `maxTotalTimeoutMs` carries. It and the caller's signal abort one signal. Measured on
+ * the monotonic clock every deadline reads.
  */
-class Deadline {
+class TaskDeadline {
   readonly #controller = new AbortController();
-  readonly #started = Date.now();
+  readonly #started = monotonicClock.now();
   readonly #timeoutMs: number;
   readonly #maxTotalMs: number | undefined;
   readonly #caller: AbortSignal | undefined;
@@ -338,13 +341,13 @@ class Deadline {
    * back meanwhile); the SDK's own timeout only at the call's longest.
    */
   requestOptions(): { signal: AbortSignal; timeout: number } {
-    return { signal: this.signal, timeout: Math.max(1, this.#started + this.totalMs - Date.now()) };
+    return { signal: this.signal, timeout: Math.max(1, this.#started + this.totalMs - monotonicClock.now()) };
   }
 
   /** A sign of life: with a total allowed, the deadline moves to `timeoutMs` from now. */
   extend(): void {
     if (this.#maxTotalMs === undefined || this.signal.aborted) return;
-    this.#until = Math.min(Date.now() + this.#timeoutMs, this.#started + this.#maxTotalMs);
+    this.#until = Math.min(monotonicClock.now() + this.#timeoutMs, this.#started + this.#maxTotalMs);
     this.#arm();
   }
 
@@ -360,7 +363,7 @@ class Deadline {
         this.#controller.abort(
           new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", { timeout: this.#timeoutMs }),
         ),
-      Math.max(0, this.#until - Date.now()),
+      Math.max(0, this.#until - monotonicClock.now()),
     );
   }
 }
