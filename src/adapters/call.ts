@@ -3,7 +3,7 @@ import type { AgentHost } from "../agent/agent.js";
 import type { CallOutcomeReport, ToolHost } from "../agent/run-call.js";
 import { runToolCall } from "../agent/run-call.js";
 import type { AnchorFormat } from "../context/shape-result.js";
-import { closestNames, type ErrorCode, SwitchyardError } from "../errors.js";
+import { didYouMean, type ErrorCode, SwitchyardError } from "../errors.js";
 import type { Identity } from "../telemetry/audit.js";
 import { newId } from "../telemetry/events.js";
 
@@ -105,10 +105,10 @@ export function adapterTools(host: AdapterHost, options: AdapterCallOptions & { 
   const known = new Set(tools.map((tool) => tool.name));
   const unknown = [...only].filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    const near = closestNames(unknown[0]!, known);
+    const hint = didYouMean(unknown[0]!, known);
     throw new SwitchyardError(
       "TOOL_NOT_FOUND",
-      `names: ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not among the tools this identity may call${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; give catalog names as yard.tools() lists them`,
+      `names: ${unknown.join(", ")} ${unknown.length === 1 ? "is" : "are"} not among the tools this identity may call${hint ? ` (${hint})` : ""}; give catalog names as yard.tools() lists them`,
       { tool: unknown[0]! },
     );
   }

@@ -144,17 +144,19 @@ export class RequestRecord {
       ...(end.text !== undefined ? { result: end.text } : {}),
     };
     this.#endSpan(end, error);
-    this.#parts.logger.debug(
-      {
-        runId: options.runId,
-        callId: id,
-        server: this.#where?.server,
-        tool: this.#where?.tool,
-        ms: record.ms,
-        error: error?.code,
-      },
-      error ? "call failed" : "call finished",
-    );
+    const { logger } = this.#parts;
+    if (logger.isLevelEnabled?.("debug") !== false)
+      logger.debug(
+        {
+          runId: options.runId,
+          callId: id,
+          server: this.#where?.server,
+          tool: this.#where?.tool,
+          ms: record.ms,
+          error: error?.code,
+        },
+        error ? "call failed" : "call finished",
+      );
     if (this.#admitted && this.#parts.audit) {
       this.#parts.audit.write(this.#admitted, {
         kind: "call",

@@ -1,6 +1,6 @@
 import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
 import { type PromptEntry, type ResourceCatalog, unqualifiedUri } from "../catalog/resources.js";
-import { closestNames, didYouMean, SwitchyardError } from "../errors.js";
+import { didYouMean, SwitchyardError } from "../errors.js";
 import type { PolicyTarget } from "./policy.js";
 import type { LocalCall, RequestInput } from "./request.js";
 
@@ -144,7 +144,7 @@ function resolveResource(uri: string, server: string | undefined, parts: Resolve
   }
   throw new SwitchyardError(
     "RESOURCE_NOT_FOUND",
-    `no server lists resource ${uri} (or a template that matches it)${lookup.suggestions.length ? `; did you mean ${lookup.suggestions.join(", ")}?` : ""}`,
+    `no server lists resource ${uri} (or a template that matches it)${lookup.suggestions.length ? `; ${didYouMean(uri, lookup.suggestions)}` : ""}`,
   );
 }
 
@@ -190,13 +190,13 @@ function resolveTemplate(asked: string, named: string | undefined, parts: Resolv
       `resource template ${template} is on servers ${servers.join(", ")}; say which one (server: "${servers[0]}")`,
     );
   }
-  const near = closestNames(
+  const hint = didYouMean(
     template,
     parts.lists.resourceTemplates().map((entry) => entry.uriTemplate),
   );
   throw new SwitchyardError(
     "RESOURCE_NOT_FOUND",
-    `no server lists the resource template ${template}${near.length ? `; did you mean ${near.join(", ")}?` : ""}`,
+    `no server lists the resource template ${template}${hint ? `; ${hint}` : ""}`,
   );
 }
 

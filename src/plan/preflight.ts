@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../calls/validate.js";
 import { validateArguments } from "../calls/validate.js";
-import { closestNames, SwitchyardError } from "../errors.js";
+import { closestNames, didYouMean, SwitchyardError } from "../errors.js";
 import { ExpressionError, findPaths, resolveValue } from "./expressions.js";
 import type { Plan, PlanStepSpec } from "./plan.js";
 import type { RunPlanOptions } from "./run-plan.js";
@@ -29,7 +29,7 @@ export function preflightPlan(
   if (unknown.length > 0) {
     const lines = unknown.map((step) => {
       const near = host.suggestTools?.(step.tool) ?? [];
-      const hint = near.length ? `did you mean ${near.join(", ")}?` : "list the tools to see what there is";
+      const hint = (near.length && didYouMean(step.tool, near)) || "list the tools to see what there is";
       return `step ${step.id} uses tool ${step.tool}, which is not in the catalog; ${hint}`;
     });
     throw new SwitchyardError("TOOL_NOT_FOUND", lines.join(". "), { tool: unknown[0]!.tool });

@@ -3,9 +3,9 @@ import {
   type Agent,
   type AgentResult,
   type ChatMessage,
-  closestNames,
   DEFAULT_OFFER_ALL_UP_TO,
   DEFAULT_TOP_K,
+  didYouMean,
   ResultHandles,
   type SessionHandle,
   type Store,
@@ -88,12 +88,12 @@ async function openChatSession(
   const store = await ctx.requireStore();
   const session = await store.session(id);
   if (!session) {
-    const near = closestNames(
+    const hint = didYouMean(
       id,
       (await store.sessions({ limit: 100 })).map((recent) => recent.id),
     );
     throw new CliError(
-      `no chat session ${id} in ${store.location}${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; switchyard sessions lists them`,
+      `no chat session ${id} in ${store.location}${hint ? ` (${hint})` : ""}; switchyard sessions lists them`,
       EXIT_USAGE,
     );
   }

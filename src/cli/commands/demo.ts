@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import {
-  closestNames,
   createAgent,
+  didYouMean,
   isSwitchyardError,
   type ModelProvider,
   resolveModel,
@@ -116,9 +116,9 @@ function findScenario(id: string) {
   const found = SEED_SCENARIOS.find((s) => s.id === id);
   if (found) return found;
   const ids = ["after-sales", ...SEED_SCENARIOS.map((s) => s.id)];
-  const near = closestNames(id, ids);
+  const hint = didYouMean(id, ids);
   throw new CliError(
-    `no demo scenario "${id}"${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; the scenarios are ${ids.join(", ")} (switchyard demo --list)`,
+    `no demo scenario "${id}"${hint ? ` (${hint})` : ""}; the scenarios are ${ids.join(", ")} (switchyard demo --list)`,
     EXIT_USAGE,
   );
 }

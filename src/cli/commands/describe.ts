@@ -1,5 +1,5 @@
 import type { CatalogEntry } from "../../internal.js";
-import { closestNames } from "../../internal.js";
+import { didYouMean } from "../../internal.js";
 import { connectFor } from "../connect-for.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
@@ -25,12 +25,12 @@ export async function describeCommand(
   const yard = await connectFor(ctx, name, flags.refresh ? { refresh: true } : {});
   const entry = yard.describeTool(name);
   if (!entry) {
-    const close = closestNames(
+    const hint = didYouMean(
       name,
       yard.tools().map((tool) => tool.name),
     );
     throw new CliError(
-      `no tool named ${name} in the catalog; ${close.length ? `did you mean ${close.join(", ")}?` : "run switchyard tools to see what there is"}`,
+      `no tool named ${name} in the catalog; ${hint || "run switchyard tools to see what there is"}`,
       EXIT_USAGE,
     );
   }

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { ServerConfig } from "../../internal.js";
-import { authorizeServer, closestNames, forgetAuthorization, openInBrowser } from "../../internal.js";
+import { authorizeServer, didYouMean, forgetAuthorization, openInBrowser } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
@@ -10,9 +10,9 @@ function remoteServer(ctx: CommandContext, name: string): ServerConfig {
   const server = config.servers.find((entry) => entry.name === name);
   if (!server) {
     const known = config.servers.map((entry) => entry.name);
-    const close = closestNames(name, known);
+    const hint = didYouMean(name, known);
     throw new CliError(
-      `no server named "${name}" in ${path.basename(ctx.configFile())}${close.length ? ` (did you mean ${close.join(", ")}?)` : ""}`,
+      `no server named "${name}" in ${path.basename(ctx.configFile())}${hint ? ` (${hint})` : ""}`,
       EXIT_USAGE,
     );
   }

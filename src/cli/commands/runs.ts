@@ -1,8 +1,8 @@
 import {
   type AuditRow,
-  closestNames,
   DEFAULT_RUN_AUDIT_SCAN_ROWS,
   DEFAULT_RUNS_LISTED,
+  didYouMean,
   type RunSummary,
   type StoredCall,
   type StoredRun,
@@ -57,12 +57,12 @@ export async function runShowCommand(ctx: CommandContext, id: string): Promise<n
   const store = await ctx.requireStore();
   const run = await store.run(id);
   if (!run) {
-    const near = closestNames(
+    const hint = didYouMean(
       id,
       (await store.runs({ limit: 100 })).map((recent) => recent.id),
     );
     throw new CliError(
-      `no run ${id} in ${store.location}${near.length ? ` (did you mean ${near.join(", ")}?)` : ""}; switchyard runs lists the latest`,
+      `no run ${id} in ${store.location}${hint ? ` (${hint})` : ""}; switchyard runs lists the latest`,
       EXIT_USAGE,
     );
   }

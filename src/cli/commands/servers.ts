@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { ServerInfo, SwitchyardConfig } from "../../internal.js";
-import { closestNames } from "../../internal.js";
+import { didYouMean } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 
@@ -44,9 +44,9 @@ export function checkServerNames(
   const known = config.servers.map((server) => server.name);
   for (const name of wanted) {
     if (known.includes(name)) continue;
-    const close = closestNames(name, known);
+    const hint = didYouMean(name, known);
     throw new CliError(
-      `--server ${name}: no server named "${name}" in ${path.basename(configFile)}${close.length ? ` (did you mean ${close.join(", ")}?)` : ""}; its servers are ${known.join(", ") || "none"}`,
+      `--server ${name}: no server named "${name}" in ${path.basename(configFile)}${hint ? ` (${hint})` : ""}; its servers are ${known.join(", ") || "none"}`,
       EXIT_USAGE,
     );
   }
