@@ -1,5 +1,4 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Prompt, Resource, ResourceTemplateType, Tool } from "@modelcontextprotocol/client";
 import { abortable } from "../abort.js";
 import { DEFAULT_RESTART_STABLE_AFTER_MS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
@@ -9,20 +8,15 @@ import { type AttemptTarget, attemptOn, pingOn } from "./attempt.js";
 import { type CachedServerCatalog, readServerCatalog, rememberServerCatalog } from "./catalog-cache.js";
 import { HealthChecks } from "./health.js";
 import type { AttemptOptions, RequestMethod, ServerAnswers, ServerRequest } from "./requests.js";
+import type { ServerLists } from "./server-lists.js";
 import type { ConnectionHooks, ServerState, ServerStatus } from "./server-state.js";
-import { negotiationFor, ServerSession, type SessionOptions } from "./session.js";
+import { ServerSession, type SessionOptions } from "./session.js";
 import { ServerSubscriptions } from "./subscriptions.js";
+import { negotiationFor } from "./version-negotiation.js";
 
+export type { ServerLists } from "./server-lists.js";
 export type { ConnectionHooks, Health, ServerState, ServerStatus } from "./server-state.js";
 export { CLIENT_INFO } from "./session.js";
-
-/** What a server lists in one life (every page, before the catalog's filters). */
-export interface ServerLists {
-  tools: Tool[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplateType[];
-  prompts: Prompt[];
-}
 
 const NO_LISTS: ServerLists = Object.freeze({ tools: [], resources: [], resourceTemplates: [], prompts: [] });
 
