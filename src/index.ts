@@ -83,7 +83,7 @@ export {
   type AuthorizeResult,
   authorizeServer,
   forgetAuthorization,
-} from "./fleet/oauth.js";
+} from "./fleet/oauth-login.js";
 export type { ServerStatus } from "./fleet/server-state.js";
 // Models.
 export type {

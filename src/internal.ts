@@ -16,6 +16,7 @@ export { ResultHandles } from "./context/handles.js";
 export { defaultAnchor } from "./context/shape-result.js";
 export { contextWindowFor } from "./context/tokens.js";
 export { closestNames, didYouMean } from "./errors.js";
-export { oauthStoreFolder, oauthStorePath, openInBrowser } from "./fleet/oauth.js";
+export { oauthStoreFolder, oauthStorePath } from "./fleet/oauth-token-file.js";
+export { openInBrowser } from "./fleet/open-in-browser.js";
 export * from "./index.js";
 export type { SessionHandle } from "./store/store.js";

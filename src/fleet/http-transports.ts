@@ -11,7 +11,8 @@ import {
 import type { ServerConfig } from "../config/schema.js";
 import { readableFailure, SwitchyardError } from "../errors.js";
 import type { FirstAnswer } from "./first-answer.js";
-import { connectAuthProvider, FileOAuthProvider } from "./oauth.js";
+import { connectAuthProvider } from "./oauth-connect.js";
+import { FileOAuthProvider } from "./oauth-provider.js";
 import { fetchWithIdleStreams, opensLastingStream } from "./stream-fetch.js";
 
 /**
