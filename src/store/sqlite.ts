@@ -9,25 +9,18 @@ import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
 import { chainEntry } from "./audit-chain.js";
+import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
   auditRowOf,
-  eventWrites,
   gatewaySessionOf,
-  MIGRATIONS,
   type Row,
   runSummaryOf,
-  SCHEMA_VERSION,
-  SQL,
-  type StatementName,
   sessionSummaryOf,
-  sessionWrites,
   storedRunOf,
   storedSessionOf,
-  type TextPolicy,
-  VERSION_TABLE,
-  type Write,
-} from "./sql.js";
+} from "./row-records.js";
+import { MIGRATIONS, SCHEMA_VERSION, SQL, type StatementName, VERSION_TABLE, type Write } from "./sql.js";
 import type {
   AuditHead,
   AuditQuery,
