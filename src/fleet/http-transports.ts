@@ -23,7 +23,7 @@ import { fetchWithIdleStreams, opensLastingStream } from "./stream-fetch.js";
 export class HttpTransports {
   readonly #config: ServerConfig;
   readonly #url: URL;
-  /** Settled by the first answer to a lasting stream request (Streamable HTTP's server-to-client messages). */
+  /** The first answer to a lasting stream request (Streamable HTTP's server-to-client messages). */
   readonly #streamAnswered: FirstAnswer;
   /** The last HTTP 401/403 the server answered during this connect attempt, if any. */
   #refusal: { status: number; challenge?: string } | undefined;
