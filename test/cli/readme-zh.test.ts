@@ -1,12 +1,14 @@
-import { readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../helpers.js";
+import { GUIDE_PAGES, read } from "./docs-pages.js";
 
-// README.zh-CN.md is a translation of README.md kept in step with it: every `switchyard …` command and
-// every --flag of one appears in the other, and each links to the other at its top.
-const english = readFileSync(path.join(ROOT, "README.md"), "utf8");
-const chinese = readFileSync(path.join(ROOT, "README.zh-CN.md"), "utf8");
+// README.zh-CN.md is a translation of README.md kept in step with it, and each guide page docs/<page>.md
+// has its translation docs/zh-CN/<page>.md: every `switchyard …` command and every --flag of one appears
+// in the other, they have the same sections, and each links to the other at its top.
+const english = read("README.md");
+const chinese = read("README.zh-CN.md");
 
 /** The code of a Markdown text: fenced blocks and inline code spans (what a translation keeps as is). */
 function codeOf(text: string): string[] {
@@ -34,14 +36,15 @@ function flagsOf(text: string): Set<string> {
 
 const missing = (from: Set<string>, to: Set<string>) => [...from].filter((item) => !to.has(item)).sort();
 
-/** The same items in both READMEs: what one has and the other lacks, named by the file that lacks it. */
-function expectBothHave(en: Set<string>, zh: Set<string>) {
+/** The same items in both documents: what one has and the other lacks, named by the file that lacks it. */
+function expectBothHave(en: Set<string>, zh: Set<string>, files = ["README.md", "README.zh-CN.md"]) {
+  const [enFile, zhFile] = files;
   expect({
-    "missing from README.zh-CN.md": missing(en, zh),
-    "missing from README.md": missing(zh, en),
+    [`missing from ${zhFile}`]: missing(en, zh),
+    [`missing from ${enFile}`]: missing(zh, en),
   }).toEqual({
-    "missing from README.zh-CN.md": [],
-    "missing from README.md": [],
+    [`missing from ${zhFile}`]: [],
+    [`missing from ${enFile}`]: [],
   });
 }
 
@@ -65,5 +68,36 @@ describe("README.zh-CN.md", () => {
     expect(sections(chinese)).toBe(sections(english));
     expect(english.split("\n").slice(0, 4).join("\n")).toContain("(README.zh-CN.md)");
     expect(chinese.split("\n").slice(0, 4).join("\n")).toContain("(README.md)");
+  });
+});
+
+describe("the Chinese guide pages, docs/zh-CN/", () => {
+  const pairs = GUIDE_PAGES.map((page) => [`docs/${page}`, `docs/zh-CN/${page}`] as const);
+
+  it("translate every guide page of docs/, and only those", () => {
+    expect(GUIDE_PAGES.length).toBeGreaterThan(8);
+    for (const [, zh] of pairs) expect(existsSync(path.join(ROOT, zh)), zh).toBe(true);
+  });
+
+  it.each(pairs)("%s and %s name the same switchyard commands and --flags", (en, zh) => {
+    expectBothHave(commandsOf(read(en)), commandsOf(read(zh)), [en, zh]);
+    expectBothHave(flagsOf(read(en)), flagsOf(read(zh)), [en, zh]);
+  });
+
+  it.each(pairs)("%s and %s have the same sections, and link to each other at their top", (en, zh) => {
+    const sections = (text: string) => text.split("\n").filter((line) => /^## /.test(line)).length;
+    expect(sections(read(zh))).toBe(sections(read(en)));
+    expect(read(en).split("\n").slice(0, 4).join("\n")).toContain(`(zh-CN/${path.basename(en)})`);
+    expect(read(zh).split("\n").slice(0, 4).join("\n")).toContain(`(../${path.basename(en)})`);
+  });
+
+  it("with the READMEs, name more than 20 commands and 30 flags, the same in both languages", () => {
+    const all = (files: string[]) => files.map((file) => read(file)).join("\n");
+    const en = all(["README.md", ...pairs.map(([page]) => page)]);
+    const zh = all(["README.zh-CN.md", ...pairs.map(([, page]) => page)]);
+    expect(commandsOf(en).size).toBeGreaterThan(20);
+    expect(flagsOf(en).size).toBeGreaterThan(30);
+    expectBothHave(commandsOf(en), commandsOf(zh));
+    expectBothHave(flagsOf(en), flagsOf(zh));
   });
 });

@@ -6,14 +6,9 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../src/index.js";
 import { NODE, processesWith, ROOT, runCli, sdk } from "../helpers.js";
+import { allDocuments, codeBlocks, read, sectionOf } from "./docs-pages.js";
 
-const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
-
-/** The fenced code blocks of one README section. */
-function codeBlocks(section: string): string[] {
-  const body = README.split(new RegExp(`^## ${section}$`, "m"))[1]?.split(/^## /m)[0] ?? "";
-  return [...body.matchAll(/^```\w*\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
-}
+const README = read("README.md");
 
 function run(file: string, cwd: string, env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -32,7 +27,7 @@ function run(file: string, cwd: string, env: Record<string, string>) {
 
 describe("the README", () => {
   it("library example runs as written on this Node, against the example fleet", async () => {
-    const [example] = codeBlocks("Library");
+    const [example] = codeBlocks(README, "Library");
     expect(example).toContain('from "switchyard"');
     // The one change: the import names the built package by path, as an install would resolve it.
     const code = example!.replace(
@@ -56,7 +51,7 @@ describe("the README", () => {
   });
 
   it("config example, comments and all, loads as written from switchyard.config.json", () => {
-    const [example] = codeBlocks("Config");
+    const [example] = codeBlocks(README, "Config");
     expect(example).toContain("// ");
     const file = path.join(mkdtempSync(path.join(tmpdir(), "switchyard-readme-")), "switchyard.config.json");
     writeFileSync(file, example!);
@@ -74,11 +69,12 @@ describe("the README", () => {
   it("names the environment a stdio server gets, as src/fleet/server-process.ts passes it", () => {
     const source = readFileSync(path.join(ROOT, "src/fleet/server-process.ts"), "utf8");
     const inherited = /const INHERITED_ENV = \[([^\]]*)\]/.exec(source)![1]!.match(/[A-Z_]+/g)!;
-    const config = README.split(/^## Config$/m)[1]!.split(/^## /m)[0]!;
-    const sentence = /does not get your whole environment: only ([^(]*)\(/.exec(
-      config.replace(/\s+/g, " "),
-    )![1]!;
+    const english = sectionOf(read("docs/config.md"), "Variables").replace(/\s+/g, " ");
+    const sentence = /does not get your whole environment: only ([^(]*)\(/.exec(english)![1]!;
     expect(sentence.match(/[A-Z_]{2,}/g)).toEqual(inherited);
+    const chinese = sectionOf(read("docs/zh-CN/config.md"), "变量").replace(/\s+/g, " ");
+    const zh = /不会得到你的全部环境变量：只有([^（]*)（/.exec(chinese)![1]!;
+    expect(zh.match(/[A-Z_]{2,}/g)).toEqual(inherited);
   });
 });
 
@@ -101,8 +97,8 @@ describe("what the README says the store keeps", () => {
     };
     expect(shown.calls.map((recorded) => recorded.result)).toEqual(["kept in the store"]);
 
-    const denials = ["README.md", "README.zh-CN.md", "docs/contract.md"].flatMap((file) => {
-      const text = readFileSync(path.join(ROOT, file), "utf8").replace(/\s+/g, " ");
+    const denials = allDocuments().flatMap((file) => {
+      const text = read(file).replace(/\s+/g, " ");
       const sentences = text.matchAll(
         /[^.;。；]*(?:results are not stored|store keeps no results|结果不会保存)[^.;。；]*/gi,
       );
