@@ -1,12 +1,21 @@
-import { spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../src/index.js";
 import { NODE, processesWith, ROOT, runCli, sdk } from "../helpers.js";
-import { allDocuments, codeBlocks, read, sectionOf } from "./docs-pages.js";
+import {
+  allDocuments,
+  anchorsOf,
+  codeBlocks,
+  proseOf,
+  read,
+  relativeLinksOf,
+  sectionOf,
+} from "./docs-pages.js";
 
 const README = read("README.md");
 
@@ -76,6 +85,22 @@ describe("the README", () => {
     const zh = /不会得到你的全部环境变量：只有([^（]*)（/.exec(chinese)![1]!;
     expect(zh.match(/[A-Z_]{2,}/g)).toEqual(inherited);
   });
+
+  it("keeps the library and config examples the same wherever they are shown", () => {
+    const [library] = codeBlocks(README, "Library");
+    const [config] = codeBlocks(README, "Config");
+    expect(codeBlocks(read("README.zh-CN.md"), "库")[0]).toBe(library);
+    expect(codeBlocks(read("docs/library.md"), "Connect, list, call")[0]).toBe(library);
+    expect(codeBlocks(read("docs/zh-CN/library.md"), "连接、列出、调用")[0]).toBe(library);
+    expect(codeBlocks(read("README.zh-CN.md"), "配置")[0]).toBe(config);
+    expect(codeBlocks(read("docs/config.md"), "The file")[0]).toBe(config);
+    expect(codeBlocks(read("docs/zh-CN/config.md"), "文件")[0]).toBe(config);
+  });
+
+  it("is a front door: at most 250 lines, each README", () => {
+    for (const file of ["README.md", "README.zh-CN.md"])
+      expect(read(file).trimEnd().split("\n").length, file).toBeLessThanOrEqual(250);
+  });
 });
 
 describe("what the README says the store keeps", () => {
@@ -107,3 +132,171 @@ describe("what the README says the store keeps", () => {
     expect(denials).toEqual([]);
   });
 });
+
+describe("the links of the READMEs and the docs", () => {
+  it("each resolve to a file of the repository, and each #anchor to a heading of it", () => {
+    const broken: string[] = [];
+    for (const file of allDocuments()) {
+      for (const link of relativeLinksOf(read(file))) {
+        const [target, anchor] = link.split("#") as [string, string | undefined];
+        const resolved = target ? path.join(path.dirname(file), decodeURI(target)) : file;
+        if (!existsSync(path.join(ROOT, resolved))) broken.push(`${file}: ${link} (no file ${resolved})`);
+        else if (
+          anchor !== undefined &&
+          resolved.endsWith(".md") &&
+          !anchorsOf(read(resolved)).has(decodeURI(anchor))
+        )
+          broken.push(`${file}: ${link} (no heading #${anchor} in ${resolved})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("the README links every guide page, and every guide page links back to it", () => {
+    const linked = new Set(relativeLinksOf(README).map((link) => link.split("#")[0]));
+    for (const file of allDocuments().filter(
+      (doc) => doc.startsWith("docs/") && !doc.startsWith("docs/zh-CN/"),
+    ))
+      expect(linked.has(file), file).toBe(true);
+    const chinese = new Set(relativeLinksOf(read("README.zh-CN.md")).map((link) => link.split("#")[0]));
+    for (const file of allDocuments().filter((doc) => doc.startsWith("docs/zh-CN/"))) {
+      expect(chinese.has(file), file).toBe(true);
+      expect(relativeLinksOf(read(file)), file).toContain("../../README.zh-CN.md");
+    }
+  });
+});
+
+/** The rows of the `| command | …` table of a section: each row's first cell. */
+function commandCells(text: string, heading: string): string[] {
+  return sectionOf(text, heading)
+    .split("\n")
+    .filter((line) => line.startsWith("| `switchyard "))
+    .map((line) => line.split(/(?<!\\)\|/)[1]!.trim());
+}
+
+describe("the CLI tables", () => {
+  it("name commands that exist, each with flags its --help lists", async () => {
+    const tables = [
+      ...commandCells(README, "CLI"),
+      ...commandCells(read("README.zh-CN.md"), "命令行"),
+      ...commandCells(read("docs/cli.md"), "Commands"),
+      ...commandCells(read("docs/zh-CN/cli.md"), "命令"),
+    ];
+    expect(tables.length).toBeGreaterThan(80);
+    // Each command of a cell (`switchyard login <server>` / `switchyard logout <server>` is two), with the
+    // flags written after it.
+    const wanted = new Map<string, Set<string>>();
+    for (const cell of tables)
+      for (const part of cell.split(/`\s*\/\s*`/)) {
+        const words = /switchyard ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?/.exec(part)!;
+        const command = words.slice(1).filter(Boolean).join(" ");
+        const flags = wanted.get(command) ?? new Set<string>();
+        for (const flag of part.match(/(?<![\w-])--[a-z][a-z0-9-]*/g) ?? []) flags.add(flag);
+        wanted.set(command, flags);
+      }
+    const global = (await runCli(["--help"])).stdout;
+    const problems: string[] = [];
+    await Promise.all(
+      [...wanted].map(async ([command, flags]) => {
+        const help = await runCli([...command.split(" "), "--help"]);
+        if (help.code !== 0 || !help.stdout.startsWith(`Usage: switchyard ${command} `))
+          problems.push(`switchyard ${command}: no such command (${help.stderr.trim()})`);
+        for (const flag of flags)
+          if (!new RegExp(`${flag}\\b`).test(help.stdout) && !new RegExp(`${flag}\\b`).test(global))
+            problems.push(`switchyard ${command}: its --help lists no ${flag}`);
+      }),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("list every command switchyard --help lists", async () => {
+    const global = (await runCli(["--help"])).stdout;
+    const listed = [...global.split("Commands:")[1]!.matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+      .map((match) => match[1]!)
+      .filter((command) => command !== "help");
+    for (const [file, heading] of [
+      ["README.md", "CLI"],
+      ["README.zh-CN.md", "命令行"],
+      ["docs/cli.md", "Commands"],
+      ["docs/zh-CN/cli.md", "命令"],
+    ] as const) {
+      const named = commandCells(read(file), heading).join(" ");
+      expect(
+        listed.filter((command) => !named.includes(`switchyard ${command}`)),
+        file,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe("the code of the READMEs and the docs", () => {
+  it("imports from the package only names its entry points export", async () => {
+    const problems: string[] = [];
+    for (const file of allDocuments()) {
+      const code = [...read(file).matchAll(/^```(?:ts|js|mjs)\n([\s\S]*?)^```/gm)]
+        .map((m) => m[1]!)
+        .join("\n");
+      for (const match of code.matchAll(/import \{([^}]*)\} from "(switchyard(?:\/[a-z-]+)?)"/g)) {
+        const entry = match[2]!;
+        const names = match[1]!
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name && !name.startsWith("type "));
+        const exported = await exportsOf(entry);
+        for (const name of names) if (!exported.has(name)) problems.push(`${file}: ${name} from ${entry}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("names the root entry's runtime exports, all of them and their number", async () => {
+    const root = await runtimeExportsOf("switchyard");
+    for (const [file, sentence] of [
+      ["docs/library.md", /It exports (\d+)\s+runtime names: ([^.]*)\./],
+      ["docs/zh-CN/library.md", /它导出 (\d+) 个运行时名字：([^。]*)。/],
+    ] as const) {
+      const match = sentence.exec(proseOf(read(file)).replace(/\s+/g, " "))!;
+      expect(match, file).not.toBeNull();
+      const named = [...match[2]!.matchAll(/`([A-Za-z_]+)`/g)].map((m) => m[1]!);
+      expect(Number(match[1]), file).toBe(root.length);
+      expect(named.sort(), file).toEqual([...root].sort());
+    }
+  });
+});
+
+/** The runtime names a package entry exports, as a user's script sees them (the built package, by its name). */
+async function runtimeExportsOf(specifier: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(
+    NODE,
+    ["--input-type=module", "-e", `console.log(JSON.stringify(Object.keys(await import("${specifier}"))))`],
+    { cwd: ROOT },
+  );
+  return JSON.parse(stdout) as string[];
+}
+
+/** What an entry exports, runtime names and types: its runtime names and its declaration file's exports. */
+const exportsCache = new Map<string, Set<string>>();
+async function exportsOf(specifier: string): Promise<Set<string>> {
+  let names = exportsCache.get(specifier);
+  if (!names) {
+    const { exports } = JSON.parse(read("package.json")) as { exports: Record<string, { types: string }> };
+    const declarations = read(exports[specifier.replace(/^switchyard/, ".")]!.types);
+    const listed = [...declarations.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) =>
+      m[1]!.split(",").map((name) =>
+        name
+          .replace(/^\s*type\s+/, "")
+          .split(/\s+as\s+/)
+          .pop()!
+          .trim(),
+      ),
+    );
+    const declared = [
+      ...declarations.matchAll(
+        /^export (?:declare )?(?:abstract )?(?:class|function|const|interface|type) (\w+)/gm,
+      ),
+    ].map((m) => m[1]!);
+    names = new Set([...(await runtimeExportsOf(specifier)), ...listed, ...declared]);
+    exportsCache.set(specifier, names);
+  }
+  return names;
+}
