@@ -158,6 +158,10 @@ export function buildGatewayServer(parts: GatewayParts): Server {
         },
       };
     } catch (error) {
+      // Hosts ask for completions as the user types, of any prompt or template: one whose server does
+      // not serve completions simply has none to offer.
+      if (error instanceof SwitchyardError && error.code === "CAPABILITY_MISSING")
+        return { completion: { values: [] } };
       throw protocolError(error);
     }
   });

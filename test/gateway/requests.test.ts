@@ -113,3 +113,34 @@ describe.each<Era>(["legacy", "modern"])("resources and prompts over the gateway
     );
   });
 });
+
+describe("completions over the gateway", () => {
+  it("offers no values for a prompt whose server serves no completions, and still refuses an unknown prompt", async () => {
+    const plain = await Switchyard.connect({
+      mcpServers: { t: { command: NODE, args: [`${ROOT}test/fixtures/telemetry-server.mjs`] } },
+    });
+    const quiet = createGateway(plain);
+    const http = await listenHttp(quiet, { port: 0 });
+    const client = await httpClient(http.url, "modern");
+    try {
+      // The library says why: the server does not declare completions, and nothing was sent.
+      await expect(
+        plain.complete({ type: "ref/prompt", name: "t_greet" }, { name: "who", value: "A" }),
+      ).rejects.toMatchObject({ code: "CAPABILITY_MISSING" });
+      // A host typing an argument is told there is nothing to complete, not that its request failed.
+      const completed = await client.complete({
+        ref: { type: "ref/prompt", name: "t_greet" },
+        argument: { name: "who", value: "A" },
+      });
+      expect(completed.completion.values).toEqual([]);
+      await expect(
+        client.complete({ ref: { type: "ref/prompt", name: "t_gret" }, argument: { name: "who", value: "A" } }),
+      ).rejects.toThrow(/t_gret/);
+    } finally {
+      await client.close();
+      await http.close();
+      await quiet.close();
+      await plain.close();
+    }
+  }, 60_000);
+});
