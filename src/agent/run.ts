@@ -159,15 +159,7 @@ export class AgentRun {
       this.#messages.push({ role: "user", content: note });
       return { type: "offer" };
     } catch (error) {
-      if (this.#options.signal?.aborted) return this.#cancelled();
-      const why = messageOf(error);
-      return {
-        type: "stop",
-        reason: "error",
-        answer: `Attaching the resources failed: ${why}`,
-        error: why,
-        cause: error,
-      };
+      return this.#failed("Attaching the resources failed", error);
     }
   }
 
@@ -190,15 +182,7 @@ export class AgentRun {
           this.#parts.offer.choose(state, this.#usedTools, this.#locals, why),
         );
       } catch (error) {
-        if (this.#options.signal?.aborted) return this.#cancelled();
-        const reason = messageOf(error);
-        return {
-          type: "stop",
-          reason: "error",
-          answer: `Choosing the tools to offer failed: ${reason}`,
-          error: reason,
-          cause: error,
-        };
+        return this.#failed("Choosing the tools to offer failed", error);
       }
     }
     this.#emit({
@@ -365,6 +349,13 @@ export class AgentRun {
 
   #cancelled(): Extract<Step, { type: "stop" }> {
     return { type: "stop", reason: "cancelled", answer: "", error: cancelMessage(this.#options.signal) };
+  }
+
+  /** A stop for a step's work that failed (`what`: the answer's start), or cancelled when it was. */
+  #failed(what: string, error: unknown): Extract<Step, { type: "stop" }> {
+    if (this.#options.signal?.aborted) return this.#cancelled();
+    const reason = messageOf(error);
+    return { type: "stop", reason: "error", answer: `${what}: ${reason}`, error: reason, cause: error };
   }
 
   /** End the run: its record, `run_finished`, its spans, its result. */

@@ -57,15 +57,6 @@ interface ChatSessionState {
   handles?: ResultHandles;
 }
 
-/** A chat's session in the store: the one resumed, or a new one; none when nothing is recorded. */
-interface ChatSessionState {
-  id: string;
-  store: Store;
-  turns: number;
-  history: ChatMessage[];
-  handles?: ResultHandles;
-}
-
 /**
  * `--session <id>`: the recorded session (an unknown id is a usage error, with the closest ids).
  * Without it: a new session with a new id, when the store can be had (else the chat is not saved).

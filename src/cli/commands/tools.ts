@@ -32,16 +32,8 @@ export async function toolsCommand(ctx: CommandContext, flags: ToolsFlags = {}):
   const tools = yard.tools().filter(keep);
 
   if (ctx.out.json) {
-    ctx.out.data(
-      tools.map(({ name, server, tool, description, inputSchema, unsupported }) => ({
-        name,
-        server,
-        tool,
-        description,
-        inputSchema,
-        ...(unsupported !== undefined ? { unsupported } : {}),
-      })),
-    );
+    // yard.tools() is already the listing's shape: name, server, tool, description, inputSchema.
+    ctx.out.data(tools);
   } else {
     // A tool that cannot be called from here says so in place of its description, with why.
     const rows = tools.map((tool) => [
