@@ -134,7 +134,10 @@ describe("completions over the gateway", () => {
       });
       expect(completed.completion.values).toEqual([]);
       await expect(
-        client.complete({ ref: { type: "ref/prompt", name: "t_gret" }, argument: { name: "who", value: "A" } }),
+        client.complete({
+          ref: { type: "ref/prompt", name: "t_gret" },
+          argument: { name: "who", value: "A" },
+        }),
       ).rejects.toThrow(/t_gret/);
     } finally {
       await client.close();

@@ -4,7 +4,12 @@ import { abortable, type Clock, Deadline } from "../../src/abort.js";
 /** A clock that moves only when told. */
 function manualClock(start = 1_000): Clock & { advance(ms: number): void } {
   let now = start;
-  return { now: () => now, advance: (ms) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+  };
 }
 
 describe("a deadline", () => {
