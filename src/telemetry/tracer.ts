@@ -137,7 +137,11 @@ export function endSpan(span: Span, error?: unknown, attributes?: () => Attribut
 /** Mark a span failed (`error.type` and status `ERROR`) without ending it. */
 export function failSpan(span: Span, error: unknown, type?: string): void {
   if (!span.isRecording()) return;
-  const message = error instanceof Error ? error.message : String(error);
+  // An Error, or a recorded one ({ code, message }: a refusal the pipeline records as the run said it).
+  const message =
+    typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+      ? error.message
+      : String(error);
   const code =
     type ??
     (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"

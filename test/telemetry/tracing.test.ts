@@ -133,6 +133,27 @@ describe("OpenTelemetry traces", () => {
     expect(spans[0]!.events.map((event) => event.name)).toContain("exception");
   });
 
+  it("records a call the run refused with the run's own words as the span's message", async () => {
+    exporter.reset();
+    await using yard = await Switchyard.connect({
+      mcpServers: { t: { command: NODE, args: [TELEMETRY_SERVER] } },
+    });
+    const outcome = await yard.request({
+      kind: "tool",
+      name: "t_reveal",
+      arguments: {},
+      check: () => ({ code: "REFUSED", message: "t_reveal was not offered at this step" }),
+    });
+    expect(outcome.ok).toBe(false);
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name)).toEqual(["execute_tool t_reveal"]);
+    expect(spans[0]!.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: "t_reveal was not offered at this step",
+    });
+    expect(spans[0]!.attributes["error.type"]).toBe("REFUSED");
+  });
+
   it("spans a plan: its run, and each step's call under it", async () => {
     exporter.reset();
     await using yard = await Switchyard.connect({
