@@ -47,7 +47,8 @@ export type SamplingApproval = (request: SamplingRequest) => boolean | Promise<b
 
 export interface ClientAnswerOptions {
   logger: Logger;
-  roots: readonly string[];
+  /** The folders answered on `roots/list`; none: the roots capability is not declared. */
+  roots?: readonly string[];
   onElicitation?: ElicitationHandler;
   elicitationUrl?: boolean;
   onSampling?: SamplingApproval;
@@ -59,7 +60,7 @@ export interface ClientAnswerOptions {
 export function clientAnswers(options: ClientAnswerOptions): ClientRequests {
   const { onElicitation, onSampling, model, logger } = options;
   return {
-    roots: options.roots,
+    ...(options.roots ? { roots: options.roots } : {}),
     ...(onElicitation
       ? {
           elicit: (server, params, signal) => elicit(onElicitation, server, params, signal, logger),

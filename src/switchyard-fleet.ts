@@ -55,7 +55,7 @@ export function buildFleet(
       options,
       clientAnswers({
         logger,
-        roots: config.roots ?? [config.baseDir],
+        ...(config.roots ? { roots: config.roots } : {}),
         ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
         ...(options.elicitationUrl !== undefined ? { elicitationUrl: options.elicitationUrl } : {}),
         ...(options.onSampling ? { onSampling: options.onSampling } : {}),

@@ -31,10 +31,7 @@ export {
   DEFAULT_SUMMARIZER,
   DEFAULT_SYSTEM_PROMPT,
 } from "./sections/agent.js";
-export {
-  DEFAULT_CONFIG_FILES,
-  DEFAULT_ROOTS,
-} from "./sections/config-file.js";
+export { DEFAULT_CONFIG_FILES } from "./sections/config-file.js";
 export {
   DEFAULT_GATEWAY_CLOCK_SKEW_MS,
   DEFAULT_GATEWAY_HOST,

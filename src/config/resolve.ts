@@ -7,7 +7,6 @@ import { interpolate } from "./interpolate.js";
 import { resolveServer } from "./resolve-server.js";
 import {
   configFileSchema,
-  DEFAULT_ROOTS,
   inputsSchema,
   type Substitution,
   type SwitchyardConfig,
@@ -76,7 +75,9 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.policy) config.policy = top.policy;
   if (top.gateway) config.gateway = top.gateway;
   if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);
-  config.roots = (top.roots ?? DEFAULT_ROOTS).map((folder) => path.resolve(baseDir, folder));
+  // Roots are exactly what the config says: none unless set (a server told of a folder it was not
+  // configured with may take it as where it may work — server-filesystem then serves that folder).
+  if (top.roots) config.roots = top.roots.map((folder) => path.resolve(baseDir, folder));
   return config;
 }
 

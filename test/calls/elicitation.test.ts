@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -18,6 +18,7 @@ import { NODE, ROOT } from "../helpers.js";
 
 const ASKING_SERVER = `${ROOT}test/fixtures/asking-server.mjs`;
 const NEEDY_SERVER = `${ROOT}test/fixtures/needy-server.mjs`;
+const FILESYSTEM_SERVER = `${ROOT}node_modules/@modelcontextprotocol/server-filesystem/dist/index.js`;
 
 const opened: Array<Switchyard | ScriptedOpenAIServer> = [];
 afterEach(async () => {
@@ -116,7 +117,7 @@ describe.each(ERAS)("elicitation ($era)", ({ era, versionNegotiation }) => {
     expect(isSwitchyardError(refused) || (refused as ToolResult).isError, JSON.stringify(refused)).toBe(true);
   });
 
-  it("roots: the config's folders, as file:// URIs (default: the config's folder)", async () => {
+  it("roots: exactly the config's folders, as file:// URIs; none unless set", async () => {
     const yard = await yardOf(asking(versionNegotiation, { roots: ["./test/fixtures", "/srv/shared"] }), {
       baseDir: ROOT,
     });
@@ -124,11 +125,18 @@ describe.each(ERAS)("elicitation ($era)", ({ era, versionNegotiation }) => {
       era,
       roots: [pathToFileURL(path.join(ROOT, "test/fixtures")).href, pathToFileURL("/srv/shared").href],
     });
-    const defaulted = await yardOf(asking(versionNegotiation), { baseDir: ROOT });
-    expect(answerOf(await defaulted.callTool("a_roots", {}))).toEqual({
-      era,
-      roots: [pathToFileURL(path.resolve(ROOT)).href],
-    });
+    const empty = await yardOf(asking(versionNegotiation, { roots: [] }), { baseDir: ROOT });
+    expect(answerOf(await empty.callTool("a_roots", {}))).toEqual({ era, roots: [] });
+    // No roots setting: no folder is offered — not the config's folder, nor the working directory. A
+    // server asking anyway is told the client has none to give (the tool fails; it never gets a folder).
+    const unset = await yardOf(asking(versionNegotiation), { baseDir: ROOT });
+    expect(unset.config.roots).toBeUndefined();
+    const asked = await unset.callTool("a_roots", {}).then(
+      (result) => result,
+      (error: unknown) => error,
+    );
+    expect(isSwitchyardError(asked) || (asked as ToolResult).isError, JSON.stringify(asked)).toBe(true);
+    expect(JSON.stringify(asked)).not.toContain("file://");
   });
 
   it("sampling: approved requests go to the configured model, refused ones never reach it", async () => {
@@ -221,20 +229,45 @@ describe("without a handler", () => {
 });
 
 describe("the roots config key", () => {
-  it("defaults to the config file's folder; relative folders resolve against it", async () => {
+  it("offers no folder unless set; set folders resolve against the config file's folder", async () => {
     const folder = mkdtempSync(path.join(tmpdir(), "switchyard-roots-"));
     const file = path.join(folder, "mcp.json");
     writeFileSync(file, JSON.stringify({ mcpServers: { a: { command: NODE, args: [ASKING_SERVER] } } }));
     const yard = await Switchyard.fromFile(file);
     opened.push(yard);
-    expect(yard.config.roots).toEqual([folder]);
-    expect(answerOf(await yard.callTool("a_roots", {}))).toMatchObject({
-      roots: [pathToFileURL(folder).href],
-    });
+    expect(yard.config.roots).toBeUndefined();
     expect(resolveConfig({ mcpServers: {}, roots: ["data", "../x"] }, { baseDir: folder }).roots).toEqual([
       path.join(folder, "data"),
       path.resolve(folder, "../x"),
     ]);
+  });
+
+  it("leaves server-filesystem on the folder it was started with, not the config's folder", async () => {
+    // server-filesystem replaces its allowed folders with the client's roots when the client declares
+    // any: offering the config's folder (a home folder, often) would open all of it.
+    const home = mkdtempSync(path.join(tmpdir(), "switchyard-home-"));
+    const allowed = path.join(home, "project");
+    mkdirSync(allowed);
+    writeFileSync(path.join(home, "secret.txt"), "the key");
+    writeFileSync(path.join(allowed, "notes.txt"), "project notes");
+    const server = { command: NODE, args: [FILESYSTEM_SERVER, allowed] };
+    const file = path.join(home, "mcp.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs: server } }));
+    const yard = await Switchyard.fromFile(file);
+    opened.push(yard);
+    expect((await yard.callTool("fs_read_text_file", { path: path.join(allowed, "notes.txt") })).text).toBe(
+      "project notes",
+    );
+    const secret = await yard.callTool("fs_read_text_file", { path: path.join(home, "secret.txt") });
+    expect(secret.isError).toBe(true);
+    expect(secret.text).not.toContain("the key");
+    // With roots set, it works in exactly those.
+    writeFileSync(file, JSON.stringify({ mcpServers: { fs: server }, roots: ["./project"] }));
+    const rooted = await Switchyard.fromFile(file);
+    opened.push(rooted);
+    const listed = await rooted.callTool("fs_list_allowed_directories", {});
+    expect(listed.text).toContain(allowed);
+    expect(listed.text).not.toMatch(new RegExp(`${home}(?!/project)`));
   });
 
   it("must be a list of folder paths", () => {
@@ -256,20 +289,18 @@ describe("the capabilities declared", () => {
     return (initialize!.message as { params: { capabilities: unknown } }).params.capabilities;
   }
 
-  it("are only what has an answer: roots always, elicitation and sampling with their handlers", async () => {
+  it("are only what has an answer: roots when the config sets them, elicitation and sampling with their handlers", async () => {
     const onElicitation = async () => ({ action: "decline" as const });
-    expect(await declared({})).toEqual({ roots: {} });
-    expect(await declared({ onElicitation })).toEqual({
-      roots: {},
-      elicitation: { form: { applyDefaults: true } },
-    });
+    expect(await declared({})).toEqual({});
+    expect(await declared({}, { roots: [] })).toEqual({ roots: {} });
+    expect(await declared({}, { roots: ["./data"] })).toEqual({ roots: {} });
+    expect(await declared({ onElicitation })).toEqual({ elicitation: { form: { applyDefaults: true } } });
     expect(await declared({ onElicitation, elicitationUrl: true })).toEqual({
-      roots: {},
       elicitation: { form: { applyDefaults: true }, url: {} },
     });
     // Sampling needs both the approval hook and a model.
     const model = { baseURL: "http://127.0.0.1:9/v1", name: "m" };
-    expect(await declared({}, { model })).toEqual({ roots: {} });
-    expect(await declared({ onSampling: () => true }, { model })).toEqual({ roots: {}, sampling: {} });
+    expect(await declared({}, { model })).toEqual({});
+    expect(await declared({ onSampling: () => true }, { model })).toEqual({ sampling: {} });
   });
 });

@@ -18,12 +18,6 @@ export const DEFAULT_CONFIG_FILES: readonly string[] = Object.freeze([
   "switchyard.config.yml",
 ]);
 
-/**
- * The folders servers are told they may work in (`roots`, answered on `roots/list`), relative to the
- * config's folder (a config object: the working directory, or `baseDir`).
- */
-export const DEFAULT_ROOTS: readonly string[] = Object.freeze(["."]);
-
 /** VS Code's `inputs`: values the config asks the user for, used as `${input:id}`. */
 export const inputsSchema = z.array(
   z.object({
@@ -87,7 +81,7 @@ export interface SwitchyardConfig {
   gateway?: GatewaySection;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
-  /** Absolute folders offered to servers as roots (`roots/list`); absent: `baseDir` alone. */
+  /** Absolute folders offered to servers as roots (`roots/list`); absent: no roots (the capability is not declared). */
   roots?: string[];
   /** Unknown keys that were ignored, as `path: message` lines. */
   warnings: string[];
