@@ -14,6 +14,7 @@ export * from "./defaults/context.js";
 export * from "./defaults/logs.js";
 export * from "./defaults/plan.js";
 export * from "./defaults/ranking.js";
+export * from "./defaults/trust.js";
 export * from "./defaults/viewer.js";
 export {
   DEFAULT_COLLAPSE_REPEATS,
