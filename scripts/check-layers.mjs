@@ -31,6 +31,7 @@ export const LAYERS = [
   "calls",
   "catalog",
   "fleet",
+  "trust",
   "store",
   "telemetry",
   "config",
@@ -51,7 +52,7 @@ const PUBLIC_ENTRY_POINTS = [
   "src/gateway/index.ts",
   "src/viewer/index.ts",
 ];
-const LOWER_LAYERS = ["fleet", "catalog", "calls", "models", "routing", "context"];
+const LOWER_LAYERS = ["fleet", "catalog", "calls", "models", "routing", "context", "trust"];
 const UPPER_LAYERS = ["agent", "plan", "gateway", "adapters", "viewer", "cli", "store"];
 const MCP_SDK = /^@modelcontextprotocol\//;
 const CHILD_PROCESS = /^(node:)?child_process$/;
@@ -102,6 +103,15 @@ export const RULES = [
     forbidden: (t) =>
       t.file !== undefined &&
       !["telemetry", "config"].includes(t.layer) &&
+      !SHARED_ROOT_FILES.includes(t.file),
+  },
+  {
+    name: "trust-judges-text",
+    why: "trust/ imports no layer but config/ and telemetry/ (and the shared root files): it judges text, the others ask it",
+    from: ["trust"],
+    forbidden: (t) =>
+      t.file !== undefined &&
+      !["trust", "config", "telemetry"].includes(t.layer) &&
       !SHARED_ROOT_FILES.includes(t.file),
   },
   {

@@ -102,6 +102,35 @@ describe("the layer check", () => {
     );
   });
 
+  it("keeps trust/ to config/, telemetry/ and the shared root files", () => {
+    const root = tree({
+      ...BASE,
+      "src/trust/scan.ts": [
+        'import { DEFAULT_TRUST_TEXT_CHARS } from "../config/defaults.js";',
+        'import type { SwitchyardEvent } from "../telemetry/events.js";',
+        'import { SwitchyardError } from "../errors.js";',
+        'import { stripHidden } from "./hidden-text.js";',
+        'import { Catalog } from "../catalog/catalog.js";',
+        'import type { RequestOutcome } from "../calls/request.js";',
+        'import { Router } from "../routing/router.js";',
+        'import { openStore } from "../store/open.js";',
+        'import { Switchyard } from "../switchyard.js";',
+        "",
+      ].join("\n"),
+    });
+    expect(violations(root)).toEqual(
+      [
+        "trust-judges-text src/trust/scan.ts:5 → src/catalog/catalog.ts",
+        "trust-judges-text src/trust/scan.ts:6 → src/calls/request.ts",
+        "trust-judges-text src/trust/scan.ts:7 → src/routing/router.ts",
+        "trust-judges-text src/trust/scan.ts:8 → src/store/open.ts",
+        "lower-layers-look-down src/trust/scan.ts:8 → src/store/open.ts",
+        "trust-judges-text src/trust/scan.ts:9 → src/switchyard.ts",
+        "lower-layers-look-down src/trust/scan.ts:9 → src/switchyard.ts",
+      ].sort(),
+    );
+  });
+
   it("does not take comments, strings, template literals or regular expressions for imports", () => {
     const root = tree({
       ...BASE,
