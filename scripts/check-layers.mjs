@@ -48,6 +48,7 @@ const PUBLIC_ENTRY_POINTS = [
   "src/internal.ts",
   "src/routing/index.ts",
   "src/plan/index.ts",
+  "src/trust/index.ts",
   "src/testing/index.ts",
   "src/gateway/index.ts",
   "src/viewer/index.ts",

@@ -1,6 +1,8 @@
 // switchyard/trust: what a server says is data, not orders. Scans of tool definitions, server texts and
 // tool results (hidden text, injection, exfiltration, shadowing, look-alike names, floods), as pure
 // functions from text to findings; the catalog and the pipeline decide what to do with them.
+// The thresholds are read from config/defaults/trust.ts itself rather than through config/defaults.ts,
+// which re-exports the config sections and their zod schemas: this entry loads one small chunk.
 export {
   DEFAULT_TRUST_ENUM_VALUES,
   DEFAULT_TRUST_RESULT_CHARS,
@@ -9,7 +11,7 @@ export {
   DEFAULT_TRUST_SERVER_TOOLS,
   DEFAULT_TRUST_TEXT_CHARS,
   type SizeThresholds,
-} from "../config/defaults.js";
+} from "../config/defaults/trust.js";
 export { caseKey, foldMixedScripts, mixesScripts, skeleton } from "./confusables.js";
 export {
   atLeast,

@@ -28,7 +28,7 @@ export const OVERRIDE: readonly RegExp[] = [
     `\\byou${_}are${_}now${_}(?:in${_})?(?:a${_}|an${_})?(?:developer${_}mode|dan\\b|jailbroken|unrestricted|unfiltered|no${_}longer)`,
   ),
   en(`\\bdo${_}anything${_}now\\b|\\bjailbreak${_}mode\\b|\\bsystem${_}override\\b`),
-  en(`\\bnew${_}(?:system${_})?instructions?${_}?:`),
+  en(`\\bnew${_}(?:system${_})?instructions?(?:${_})?:`),
   en(`\\bfrom${_}now${_}on,?${_}(?:you|the${_}assistant)${_}(?:must|will|shall|should|are)\\b`),
   en(
     `\\b(?:reveal|print|output|repeat|show|leak|disclose)${_}(?:me${_})?(?:your|the)${_}(?:full${_}|entire${_}|hidden${_}|original${_})?(?:system${_}prompt|initial${_}instructions|hidden${_}instructions|instructions${_}above)`,

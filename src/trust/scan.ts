@@ -5,7 +5,7 @@ import {
   DEFAULT_TRUST_SCHEMA_NODES,
   DEFAULT_TRUST_SERVER_TOOLS,
   DEFAULT_TRUST_TEXT_CHARS,
-} from "../config/defaults.js";
+} from "../config/defaults/trust.js";
 import { mixesScripts } from "./confusables.js";
 import { type Finding, type FindingKind, type Severity, worse } from "./finding.js";
 import { hiddenIn } from "./hidden-text.js";
@@ -118,10 +118,15 @@ export function scanTool(tool: ToolDefinition, others?: CatalogNames): Finding[]
   collectSchemaTexts(tool.inputSchema, "inputSchema", texts, measure);
   collectSchemaTexts(tool.outputSchema, "outputSchema", texts, measure);
   let chars = 0;
-  for (const placed of texts) {
-    chars += placed.text.length;
-    scanPlaced(found, tool.server, placed, others);
-  }
+  for (const placed of texts) chars += placed.text.length;
+  // Most tools have nothing to find: one pass over their texts together says so, and only a tool that
+  // has something is read text by text, to say where. (No phrase spans two texts: they are joined by
+  // line breaks, which every phrase stops at or merely allows.)
+  const joined = texts.length > 1 ? texts.map((placed) => placed.text).join("\n") : (texts[0]?.text ?? "");
+  const worthReading =
+    judgeText(joined, "definition").some((judgement) => judgement.kind !== "oversized") ||
+    (others !== undefined && shadowingIn(joined, tool.server, others) !== undefined);
+  if (worthReading) for (const placed of texts) scanPlaced(found, tool.server, placed, others);
 
   const bySize = sizeSeverity(chars, DEFAULT_TRUST_TEXT_CHARS);
   if (bySize)

@@ -1,6 +1,6 @@
 // Every text of a tool the model reads, with where it is: the title and description, and in its
 // schemas every description, title, enum value, default, example and property name, at any depth.
-import { DEFAULT_TRUST_SCHEMA_DEPTH } from "../config/defaults.js";
+import { DEFAULT_TRUST_SCHEMA_DEPTH } from "../config/defaults/trust.js";
 
 /** One text of a definition and its place (`inputSchema.properties.memo.description`). */
 export interface PlacedText {

@@ -1,5 +1,5 @@
 // Sizes against thresholds: the one rule every `oversized` finding follows.
-import type { SizeThresholds } from "../config/defaults.js";
+import type { SizeThresholds } from "../config/defaults/trust.js";
 import type { Severity } from "./finding.js";
 
 /** The severity of a size, or undefined below `low`. */

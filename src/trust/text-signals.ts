@@ -3,7 +3,7 @@
 // would get it: hidden characters stripped, compatibility forms folded (NFKC), words that mix scripts
 // spelled in Latin, and what the tag characters spelled added, so none of these hides an order.
 
-import { DEFAULT_TRUST_RESULT_CHARS, DEFAULT_TRUST_TEXT_CHARS } from "../config/defaults.js";
+import { DEFAULT_TRUST_RESULT_CHARS, DEFAULT_TRUST_TEXT_CHARS } from "../config/defaults/trust.js";
 import { foldMixedScripts } from "./confusables.js";
 import { type FindingKind, type Severity, worse } from "./finding.js";
 import { type HiddenText, hiddenIn, stripHidden } from "./hidden-text.js";
@@ -183,9 +183,20 @@ export function judgeText(text: string, source: TextSource): Judgement[] {
   if (otherTools && (order || tagBlock || secrecy)) {
     judgements.push({
       kind: "shadowing",
-      severity: "medium",
+      severity: "high",
       detail: `orders about other tools ${quote(otherTools)} with ${quote((order ?? tagBlock ?? secrecy)!)}`,
     });
+  }
+
+  // Hidden characters around an attack are there to slip it past a reader or a filter.
+  const hiddenJudged = judgements[0]?.kind === "hidden-text" ? judgements[0] : undefined;
+  if (
+    hiddenJudged &&
+    hiddenJudged.severity !== "high" &&
+    judgements.some((judged) => judged.severity === "high")
+  ) {
+    hiddenJudged.severity = "high";
+    hiddenJudged.detail += ", around an attack";
   }
 
   const size = sizeSeverity(
