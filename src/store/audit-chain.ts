@@ -2,14 +2,12 @@
 import { SwitchyardError } from "../errors.js";
 import {
   AUDIT_GENESIS_HASH,
+  AUDIT_KINDS,
   type AuditEntry,
-  type AuditKind,
   auditTextHash,
   canonicalJson,
 } from "../telemetry/audit.js";
 import type { AuditHead, Store, StoredAuditRecord } from "./store.js";
-
-const AUDIT_KINDS: readonly AuditKind[] = ["decision", "approval", "call"];
 
 /** The row that follows `head`: numbered, its entry in canonical text, chained and hashed. */
 export function chainEntry(head: AuditHead, entry: AuditEntry): StoredAuditRecord {

@@ -10,12 +10,17 @@ import { SwitchyardError } from "../errors.js";
 import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
+import type { ToolPin } from "../trust/pins.js";
 import { chainEntry, checkEntry } from "./audit-chain.js";
 import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
   auditRowOf,
+  findingOfRow,
+  findingWrites,
   gatewaySessionOf,
+  pinOfRow,
+  pinValues,
   type Row,
   runSummaryOf,
   sessionSummaryOf,
@@ -32,6 +37,7 @@ import type {
   SessionSummary,
   Store,
   StoredAuditRecord,
+  StoredFinding,
   StoredRun,
   StoredSession,
 } from "./store.js";
@@ -205,6 +211,22 @@ export class PostgresStore implements Store {
    * together (in order) in the next: one transaction per batch, so the work under way stays bounded
    * however fast calls come.
    */
+  async loadPins(): Promise<ToolPin[]> {
+    return (await this.#query("pins", [])).map(pinOfRow);
+  }
+
+  async savePins(pins: readonly ToolPin[]): Promise<void> {
+    if (pins.length) await this.#writeAll(pins.map((pin): Write => ["pinSave", pinValues(pin)]));
+  }
+
+  async saveFindings(server: string, findings: readonly StoredFinding[]): Promise<void> {
+    await this.#writeAll(findingWrites(server, findings));
+  }
+
+  async findings(): Promise<StoredFinding[]> {
+    return (await this.#query("findings", [])).map(findingOfRow);
+  }
+
   append(entry: AuditEntry): Promise<AuditRow> {
     return new Promise<AuditRow>((resolve, reject) => {
       try {

@@ -1,7 +1,10 @@
 // How rows become records: what the databases return, read back as the `Store` interface's records.
 import type { AuditRow } from "../telemetry/audit.js";
 import type { RecordedError, TokenUsage } from "../telemetry/events.js";
+import type { FindingKind, Severity } from "../telemetry/findings.js";
+import type { PinnedDefinition, ToolPin } from "../trust/pins.js";
 import { HOST } from "./event-writes.js";
+import type { Write } from "./sql.js";
 import type {
   GatewaySessionRecord,
   RunSummary,
@@ -9,6 +12,7 @@ import type {
   SessionSummary,
   StoredAuditRecord,
   StoredCall,
+  StoredFinding,
   StoredRun,
   StoredSession,
   StoredStep,
@@ -160,6 +164,69 @@ export function auditRowOf(record: StoredAuditRecord): AuditRow {
 }
 
 /** A gateway session row as the gateway reads it back. */
+/** A `tool_pins` row as a pin. */
+export function pinOfRow(row: Row): ToolPin {
+  return {
+    server: String(row.server),
+    tool: String(row.tool),
+    fingerprint: String(row.fingerprint),
+    definition: JSON.parse(String(row.definition)) as PinnedDefinition,
+    pinnedAt: String(row.pinned_at),
+    ...(Number(row.trusted) === 1 ? { trusted: true } : {}),
+  };
+}
+
+/** A pin as the values of `pinSave`. */
+export function pinValues(pin: ToolPin): unknown[] {
+  return [
+    pin.server,
+    pin.tool,
+    pin.fingerprint,
+    JSON.stringify(pin.definition),
+    pin.pinnedAt,
+    pin.trusted ? 1 : 0,
+  ];
+}
+
+/** A `findings` row as a stored finding. */
+export function findingOfRow(row: Row): StoredFinding {
+  return {
+    server: String(row.server),
+    ...(row.tool !== null && row.tool !== undefined ? { tool: String(row.tool) } : {}),
+    kind: String(row.kind) as FindingKind,
+    severity: String(row.severity) as Severity,
+    detail: String(row.detail),
+    ...(row.location !== null && row.location !== undefined ? { where: String(row.location) } : {}),
+    ...(Number(row.accepted) === 1 ? { accepted: true } : {}),
+    foundAt: String(row.found_at),
+    quarantined: Number(row.quarantined) === 1,
+  };
+}
+
+/** The writes that replace a server's findings with these. */
+export function findingWrites(server: string, findings: readonly StoredFinding[]): Write[] {
+  return [
+    ["findingsClear", [server]],
+    ...findings.map(
+      (finding, seq): Write => [
+        "findingInsert",
+        [
+          server,
+          seq,
+          finding.foundAt,
+          finding.tool ?? null,
+          finding.kind,
+          finding.severity,
+          finding.detail,
+          finding.where ?? null,
+          finding.accepted ? 1 : 0,
+          finding.quarantined ? 1 : 0,
+        ],
+      ],
+    ),
+  ];
+}
+
 export function gatewaySessionOf(row: Row): GatewaySessionRecord {
   return {
     id: String(row.id),

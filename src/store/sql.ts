@@ -49,6 +49,17 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     // request is recorded, and the record says which.
     "ALTER TABLE calls ADD COLUMN method TEXT",
   ],
+  [
+    // Pins (trust/pins.ts): each configured server's tools as first seen or accepted, to tell drift.
+    `CREATE TABLE tool_pins (
+      server TEXT NOT NULL, tool TEXT NOT NULL, fingerprint TEXT NOT NULL, definition TEXT NOT NULL,
+      pinned_at TEXT NOT NULL, trusted INTEGER NOT NULL, PRIMARY KEY (server, tool))`,
+    // What the latest scan of each server found (the viewer's Servers page, `scan` of a stored fleet).
+    `CREATE TABLE findings (
+      server TEXT NOT NULL, seq INTEGER NOT NULL, found_at TEXT NOT NULL, tool TEXT, kind TEXT NOT NULL,
+      severity TEXT NOT NULL, detail TEXT NOT NULL, location TEXT, accepted INTEGER NOT NULL,
+      quarantined INTEGER NOT NULL, PRIMARY KEY (server, seq))`,
+  ],
 ];
 
 /** The schema version this code writes. */
@@ -98,6 +109,13 @@ export const SQL = {
   gatewaySessionTouch: "UPDATE gateway_sessions SET used_at = $1 WHERE id = $2",
   gatewaySessionDrop: "DELETE FROM gateway_sessions WHERE id = $1",
   gatewaySessionsPrune: "DELETE FROM gateway_sessions WHERE used_at < $1",
+  pins: "SELECT * FROM tool_pins ORDER BY server, tool",
+  findingsClear: "DELETE FROM findings WHERE server = $1",
+  findingInsert:
+    "INSERT INTO findings (server, seq, found_at, tool, kind, severity, detail, location, accepted, quarantined) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+  findings: "SELECT * FROM findings ORDER BY server, seq",
+  pinSave:
+    "INSERT INTO tool_pins (server, tool, fingerprint, definition, pinned_at, trusted) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (server, tool) DO UPDATE SET fingerprint = excluded.fingerprint, definition = excluded.definition, pinned_at = excluded.pinned_at, trusted = excluded.trusted",
 } as const;
 
 /** The name of a statement of {@link SQL}. */

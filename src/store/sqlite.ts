@@ -8,12 +8,17 @@ import { SwitchyardError } from "../errors.js";
 import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
+import type { ToolPin } from "../trust/pins.js";
 import { chainEntry } from "./audit-chain.js";
 import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
   auditRowOf,
+  findingOfRow,
+  findingWrites,
   gatewaySessionOf,
+  pinOfRow,
+  pinValues,
   type Row,
   runSummaryOf,
   sessionSummaryOf,
@@ -30,6 +35,7 @@ import type {
   SessionSummary,
   Store,
   StoredAuditRecord,
+  StoredFinding,
   StoredRun,
   StoredSession,
 } from "./store.js";
@@ -178,6 +184,23 @@ export class SqliteStore implements Store {
     const writes: Write[] = [["gatewaySessionDrop", [id]]];
     if (unusedSince !== undefined) writes.push(["gatewaySessionsPrune", [unusedSince]]);
     this.#guard(() => this.#writeAll.immediate(writes));
+  }
+
+  async loadPins(): Promise<ToolPin[]> {
+    return this.#all("pins").map(pinOfRow);
+  }
+
+  async savePins(pins: readonly ToolPin[]): Promise<void> {
+    if (pins.length)
+      this.#guard(() => this.#writeAll.immediate(pins.map((pin): Write => ["pinSave", pinValues(pin)])));
+  }
+
+  async saveFindings(server: string, findings: readonly StoredFinding[]): Promise<void> {
+    this.#guard(() => this.#writeAll.immediate(findingWrites(server, findings)));
+  }
+
+  async findings(): Promise<StoredFinding[]> {
+    return this.#all("findings").map(findingOfRow);
   }
 
   async append(entry: AuditEntry): Promise<AuditRow> {

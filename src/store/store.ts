@@ -2,6 +2,8 @@
 // PostgreSQL. One interface, two implementations (sqlite.ts, postgres.ts) that one test suite checks.
 import type { AuditEntry, AuditRow, AuditSink } from "../telemetry/audit.js";
 import type { RecordedError, SwitchyardEvent, TokenUsage } from "../telemetry/events.js";
+import type { Finding } from "../telemetry/findings.js";
+import type { ToolPin } from "../trust/pins.js";
 
 /**
  * How a run stands: its own outcome once it finished (an agent's stop reason, `ok`/`failed` for a plan,
@@ -9,6 +11,13 @@ import type { RecordedError, SwitchyardEvent, TokenUsage } from "../telemetry/ev
  * alive, `interrupted` once it is gone (killed, crashed) without finishing.
  */
 export type RunStatus = string;
+
+/** A finding as the store keeps it: when it was found, and whether its tool is quarantined for it. */
+export interface StoredFinding extends Finding {
+  /** ISO 8601. */
+  foundAt: string;
+  quarantined: boolean;
+}
 
 /** One run as `runs` lists it. */
 export interface RunSummary {
@@ -203,6 +212,15 @@ export interface Store extends AuditSink {
   auditRecords(query?: AuditQuery): Promise<StoredAuditRecord[]>;
   /** The end of the chain as recorded with the last append; `{ seq: 0, hash: AUDIT_GENESIS_HASH }` when empty. */
   auditHead(): Promise<AuditHead>;
+
+  /** Every pinned tool definition (trust/pins.ts), of every server. */
+  loadPins(): Promise<ToolPin[]>;
+  /** Insert or replace pins, by server and tool, in one transaction. */
+  savePins(pins: readonly ToolPin[]): Promise<void>;
+  /** Replace what is kept of a server's findings with these (its latest scan), in one transaction. */
+  saveFindings(server: string, findings: readonly StoredFinding[]): Promise<void>;
+  /** The latest findings of every server, by server. */
+  findings(): Promise<StoredFinding[]>;
 
   /** Close the database (a pool of connections for PostgreSQL). Idempotent. */
   close(): Promise<void>;

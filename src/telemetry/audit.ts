@@ -12,8 +12,9 @@ export interface Identity {
   attributes?: Readonly<Record<string, string>>;
 }
 
-/** What an audit row records: a policy decision, an approval, or a call's outcome. */
-export type AuditKind = "decision" | "approval" | "call";
+/** What an audit row records: a policy decision, an approval, a call's outcome, or a scan's finding. */
+export const AUDIT_KINDS = ["decision", "approval", "call", "finding"] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /** One audit entry as it is handed to the log: everything but its place in the chain. */
 export interface AuditEntry {
@@ -32,7 +33,7 @@ export interface AuditEntry {
   arguments?: unknown;
   /**
    * `decision`: `allow`, `deny` or `approval_required`; `approval`: `approved` or `refused`; `call`:
-   * `ok`, `tool_error`, or the error code.
+   * `ok`, `tool_error`, or the error code; `finding`: `quarantined`, else its severity.
    */
   outcome: string;
   /** The policy rule that decided (its `id`, else its index as `rules[3]`). */

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Finding } from "./findings.js";
 
 /** Why a failed call failed, as records and events carry it. */
 export interface RecordedError {
@@ -130,7 +131,12 @@ export type SwitchyardEvent =
   /** What an agent gave the model for a call: its result shaped to the budget, or what went wrong. */
   | { type: "call_shaped"; runId: string; step: number; id: string; text: string }
   | { type: "answer"; runId: string; step: number; text: string }
-  | { type: "run_finished"; runId: string; record: RunRecord };
+  | { type: "run_finished"; runId: string; record: RunRecord }
+  /**
+   * A server's tools were scanned and what was found changed (trust/): every current finding of that
+   * server, and the server tool names quarantined for them.
+   */
+  | { type: "findings"; server: string; time: string; findings: Finding[]; quarantined: string[] };
 
 /** Receives every event; must not throw (an observer that throws is ignored for that event). */
 export interface Observer {

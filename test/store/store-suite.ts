@@ -139,6 +139,48 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       return opened;
     };
 
+    it("keeps tool pins (replaced by server and tool) and each server's latest findings, across connections", async () => {
+      const { store, reopen } = await start();
+      const definition = {
+        name: "send_mail",
+        description: "Send a mail",
+        inputSchema: { type: "object", properties: { to: { type: "string" } } },
+        annotations: { destructiveHint: true },
+      };
+      const pin = {
+        server: "mail",
+        tool: "send_mail",
+        fingerprint: "f1",
+        definition,
+        pinnedAt: "2026-12-01T00:00:00.000Z",
+      };
+      await store.savePins([pin, { ...pin, server: "notes", tool: "add", definition: { name: "add" } }]);
+      await store.savePins([{ ...pin, fingerprint: "f2", trusted: true }]);
+      const finding = {
+        server: "mail",
+        tool: "send_mail",
+        kind: "injection" as const,
+        severity: "high" as const,
+        detail: "an <IMPORTANT> block that gives orders",
+        where: "description",
+        foundAt: "2026-12-01T00:00:01.000Z",
+        quarantined: true,
+      };
+      await store.saveFindings("mail", [
+        finding,
+        { ...finding, tool: "other", severity: "low" as const, quarantined: false },
+      ]);
+      await store.saveFindings("mail", [finding]);
+      await store.saveFindings("notes", []);
+      const again = await reopen();
+      open.push(again);
+      expect(await again.loadPins()).toEqual([
+        { ...pin, fingerprint: "f2", trusted: true },
+        { ...pin, server: "notes", tool: "add", definition: { name: "add" } },
+      ]);
+      expect(await again.findings()).toEqual([finding]);
+    });
+
     it("records a run as its events come, and reads it back as a timeline", async () => {
       const { store } = await start();
       const events = agentRun("run_a");
