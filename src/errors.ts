@@ -30,6 +30,9 @@
  *   matching it); the message has the closest URIs.
  * - `RESOURCE_AMBIGUOUS`: several servers list that URI; the message names them: pass `server`.
  * - `PROMPT_NOT_FOUND`: no prompt of that name in the catalog; the message has the closest names.
+ * - `TOOL_QUARANTINED`: the tool is quarantined for what a scan found in its definition (poisoned text,
+ *   a look-alike name, a change since it was pinned); nothing was sent. `switchyard trust <server>`
+ *   accepts it as it is now.
  */
 export type ErrorCode =
   | "CONFIG_INVALID"
@@ -55,6 +58,7 @@ export type ErrorCode =
   | "RESOURCE_NOT_FOUND"
   | "RESOURCE_AMBIGUOUS"
   | "PROMPT_NOT_FOUND"
+  | "TOOL_QUARANTINED"
   /** The store (run records, sessions, audit log) cannot be opened, read or written. */
   | "STORE_ERROR";
 

@@ -142,6 +142,7 @@ export type {
   SwitchyardEvent,
   TokenUsage,
 } from "./telemetry/events.js";
+export type { Finding, FindingKind, Severity } from "./telemetry/findings.js";
 export { createLogger, type Logger, type LogLevel, silentLogger } from "./telemetry/logger.js";
 export { Redactor, type RedactorOptions } from "./telemetry/redact.js";
 export { TRACER_NAME } from "./telemetry/tracer.js";
@@ -151,3 +152,4 @@ export {
   type WireSink,
   type WireTraceWriter,
 } from "./telemetry/wire-trace.js";
+export type { PinnedDefinition, PinStore, ToolPin } from "./trust/pins.js";

@@ -1,16 +1,22 @@
 import { Catalog } from "./catalog/catalog.js";
 import { ResourceCatalog } from "./catalog/resources.js";
+import type { TrustGate } from "./catalog/trust-gate.js";
 import { clientAnswers } from "./client-answers.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { Fleet } from "./fleet/fleet.js";
 import { type SwitchyardOptions, samplingModel, withForwardedSampling } from "./switchyard-options.js";
+import { type Trust, trustGate } from "./switchyard-trust.js";
+import type { SwitchyardEvent } from "./telemetry/events.js";
 import { silentLogger } from "./telemetry/logger.js";
+import type { ToolPin } from "./trust/pins.js";
 
 /** A Switchyard's fleet and the catalogs that list what its servers offer, kept in step with it. */
 export interface FleetParts {
   fleet: Fleet;
   catalog: Catalog;
   lists: ResourceCatalog;
+  /** What the catalog asks before it lists a server's tools (scans, pins, quarantine), and its writes. */
+  trust: Trust;
   /**
    * Connect every server, then load the catalogs in one go, in order (so that the same fleet always
    * gets the same names); from then on each server's status and changes keep them in step.
@@ -24,6 +30,8 @@ export interface FleetEvents {
   resourceUpdated(server: string, uri: string): void;
   /** A server came back after it was lost: its breaker's count is over. */
   recovered(server: string): void;
+  /** Hand an event to the observers (what a scan found). */
+  emit(event: SwitchyardEvent): void;
 }
 
 /**
@@ -34,10 +42,18 @@ export interface FleetEvents {
 export function buildFleet(
   config: SwitchyardConfig,
   options: SwitchyardOptions,
+  pins: readonly ToolPin[],
   on: FleetEvents,
 ): FleetParts {
   const logger = options.logger ?? silentLogger;
-  const catalog = new Catalog(config.servers, (message) => logger.warn({}, message));
+  const keeper = trustGate(config, pins, {
+    logger,
+    store: options.store,
+    audit: options.audit,
+    emit: (event) => on.emit(event),
+  });
+  const trust: TrustGate = keeper.gate;
+  const catalog = new Catalog(config.servers, (message) => logger.warn({}, message), trust);
   const lists = new ResourceCatalog(config.servers);
   let loaded = false;
   const fleet = new Fleet(config.servers, {
@@ -66,6 +82,7 @@ export function buildFleet(
       if (!loaded) return; // the first connect: the catalogs are loaded in one go, in order, after it
       if (recovered) on.recovered(server);
       const listed = status === "ready" || status === "restarting" || status === "lazy";
+      if (status === "ready") trust.reviewInstructions(server, fleet.get(server)?.instructions);
       catalog.setServerListed(server, listed);
       lists.setServerListed(server, listed);
     },
@@ -74,6 +91,7 @@ export function buildFleet(
     fleet,
     catalog,
     lists,
+    trust: keeper,
     async connect(signal) {
       try {
         await fleet.connectAll(signal);
@@ -87,6 +105,7 @@ export function buildFleet(
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       catalog.load(new Map(up.map((connection) => [connection.name, connection.lists.tools])));
       for (const connection of up) {
+        trust.reviewInstructions(connection.name, connection.instructions);
         const { resources, resourceTemplates, prompts } = connection.lists;
         lists.setServerResources(connection.name, resources, resourceTemplates);
         lists.setServerPrompts(connection.name, prompts);

@@ -29,7 +29,8 @@ import type {
   ResourceEntry,
   ResourceTemplateEntry,
 } from "./catalog/resources.js";
-import { loadConfigFile, resolveConfig } from "./config/load.js";
+import type { TrustGate } from "./catalog/trust-gate.js";
+import { isResolvedConfig, loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { SwitchyardError } from "./errors.js";
 import type { Fleet } from "./fleet/fleet.js";
@@ -45,10 +46,13 @@ import {
   type ToolsOptions,
   withRedaction,
 } from "./switchyard-options.js";
+import { instructionsFor, type ServerInstructions, storedPins, trustTools } from "./switchyard-trust.js";
 import type { Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
+import type { Finding } from "./telemetry/findings.js";
 import { silentLogger } from "./telemetry/logger.js";
 import { type Redactor, redactingObserver } from "./telemetry/redact.js";
+import type { ToolPin } from "./trust/pins.js";
 
 /**
  * One agent's view of many MCP servers: a fleet of connections and one catalog of their tools,
@@ -70,6 +74,8 @@ export class Switchyard implements AsyncDisposable {
   readonly #fleet: Fleet;
   readonly #catalog: Catalog;
   readonly #lists: ResourceCatalog;
+  readonly #trust: TrustGate;
+  readonly #trustWrites: () => Promise<void>;
   readonly #servers: Map<string, ManagedServer>;
   readonly #observers = new Observers();
   readonly #pipeline: RequestPipeline;
@@ -78,12 +84,14 @@ export class Switchyard implements AsyncDisposable {
   #closed = false;
 
   private constructor(config: SwitchyardConfig, parts: FleetParts, options: SwitchyardOptions) {
-    const { fleet, catalog, lists } = parts;
+    const { fleet, catalog, lists, trust } = parts;
     this.config = config;
     this.redactor = options.redactor!;
     this.#fleet = fleet;
     this.#catalog = catalog;
     this.#lists = lists;
+    this.#trust = trust.gate;
+    this.#trustWrites = trust.flush;
     this.#servers = new Map(
       fleet.connections().map((connection) => [connection.name, new ManagedServer(connection)]),
     );
@@ -129,7 +137,7 @@ export class Switchyard implements AsyncDisposable {
    * @throws SwitchyardError `CONFIG_INVALID` when the config is malformed.
    */
   static async connect(config: unknown, options: SwitchyardOptions = {}): Promise<Switchyard> {
-    const resolved = isResolved(config)
+    const resolved = isResolvedConfig(config)
       ? config
       : resolveConfig(config, options.baseDir ? { baseDir: options.baseDir } : {});
     return Switchyard.#start(resolved, options);
@@ -153,7 +161,9 @@ export class Switchyard implements AsyncDisposable {
     const options = withRedaction(config, given);
     for (const warning of config.warnings) (options.logger ?? silentLogger).warn({}, `config: ${warning}`);
     let created: Switchyard | undefined;
-    const parts = buildFleet(config, options, {
+    const pins = await storedPins(options.store, options.logger ?? silentLogger);
+    const parts = buildFleet(config, options, pins, {
+      emit: (event) => created?.emit(event),
       resourceUpdated: (server, uri) => {
         if (created) created.#listeners.updated(server, uri);
       },
@@ -288,9 +298,42 @@ export class Switchyard implements AsyncDisposable {
     return this.#fleet.get(name)?.instructions;
   }
 
+  /**
+   * The servers' instructions a model may be given, for the servers of the tools the identity may
+   * call: hidden text removed, each with its cap; none where the config says `instructions: false` or
+   * a scan found them poisoned.
+   */
+  instructions(options: ListOptions = {}): ServerInstructions[] {
+    const servers = new Set(this.tools(options).map((tool) => tool.server));
+    return instructionsFor({ config: this.config, fleet: this.#fleet, gate: this.#trust }, servers);
+  }
+
   /** The full catalog entry of a tool (schemas, annotations), by catalog name. */
   describeTool(name: string): CatalogEntry | undefined {
     return typeof name === "string" ? this.#catalog.get(name) : undefined;
+  }
+
+  /**
+   * What the scans found in what the servers say (trust/): in their tools' texts, their names beside
+   * other servers', and changes since a tool was pinned — `{ server, tool?, kind, severity, detail }`.
+   * A high finding quarantines its tool (`security.onFinding`): not listed, calls `TOOL_QUARANTINED`.
+   */
+  findings(options: { server?: string } = {}): Finding[] {
+    return this.#trust.findings(optionsObject(options, "findings").server);
+  }
+
+  /** The tools quarantined for high findings, with the findings that hold them. */
+  quarantined(): CatalogEntry[] {
+    return this.#catalog.quarantined();
+  }
+
+  /**
+   * Accept a server's tools as it lists them now — all, or one (`tool`: its own name on the server):
+   * they are pinned again as trusted, so what drift or a scan held is listed again. Returns the pins.
+   * @throws SwitchyardError `INVALID_INPUT` for a server or tool that is not there.
+   */
+  trust(server: string, tool?: string): ToolPin[] {
+    return trustTools({ fleet: this.#fleet, gate: this.#trust, catalog: this.#catalog }, server, tool);
   }
 
   /** Catalog names closest to `name` (a misspelt or outdated one), for "did you mean" help; at most 3. */
@@ -419,7 +462,7 @@ export class Switchyard implements AsyncDisposable {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#fleet.close();
-    await this.#recorder?.flush();
+    await Promise.all([this.#recorder?.flush(), this.#trustWrites()]);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -441,12 +484,3 @@ export type {
   ToolInfo,
   ToolsOptions,
 } from "./switchyard-options.js";
-
-function isResolved(config: unknown): config is SwitchyardConfig {
-  return (
-    typeof config === "object" &&
-    config !== null &&
-    Array.isArray((config as SwitchyardConfig).servers) &&
-    typeof (config as SwitchyardConfig).baseDir === "string"
-  );
-}

@@ -38,7 +38,7 @@ export interface ResolveParts {
  * prompt or template.
  * @throws SwitchyardError `TOOL_NOT_FOUND`, `SERVER_UNAVAILABLE` (the name is a down server's),
  *   `CAPABILITY_MISSING` (a tool that cannot be called from here), `RESOURCE_NOT_FOUND`,
- *   `RESOURCE_AMBIGUOUS`, `PROMPT_NOT_FOUND` or `INVALID_INPUT`.
+ *   `RESOURCE_AMBIGUOUS`, `PROMPT_NOT_FOUND`, `TOOL_QUARANTINED` or `INVALID_INPUT`.
  */
 export function resolveRequest(input: RequestInput, parts: ResolveParts): Resolved {
   switch (input.kind) {
@@ -74,6 +74,14 @@ function resolveTool(name: string, local: LocalCall | undefined, parts: ResolveP
       "CAPABILITY_MISSING",
       `${entry.name} (tool ${entry.tool} on server ${entry.server}) cannot be called from here: it ${entry.unsupported}`,
       { server: entry.server, tool: entry.tool, capability: "tasks", delivery: "final", serverFault: false },
+    );
+  }
+  if (entry.quarantine) {
+    const why = entry.quarantine.map((finding) => `${finding.kind}: ${finding.detail}`).join("; ");
+    throw new SwitchyardError(
+      "TOOL_QUARANTINED",
+      `${entry.name} (tool ${entry.tool} on server ${entry.server}) is quarantined, nothing was sent: ${why}. If you trust it as it is, run switchyard trust ${entry.server} --tool ${entry.tool}`,
+      { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
     );
   }
   return { name, server: entry.server, tool: entry.tool, entry, target: entry };

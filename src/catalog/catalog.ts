@@ -2,8 +2,11 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_SUGGESTIONS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
 import { closestNames } from "../errors.js";
+import { withoutHidden } from "../trust/clean.js";
+import type { Finding } from "../trust/finding.js";
 import { globMatcher } from "./glob.js";
 import { assignToolName, baseToolName } from "./naming.js";
+import { pinnedDefinition, type TrustGate } from "./trust-gate.js";
 
 /** One tool in the catalog under its fleet-wide name. */
 export interface CatalogEntry {
@@ -25,6 +28,11 @@ export interface CatalogEntry {
    * (`execution.taskSupport: "required"`) are called (followed as tasks), so nothing sets it today.
    */
   unsupported?: string;
+  /**
+   * The high findings that quarantine the tool (trust/): it is not listed (`entries()`), and calls to it
+   * are refused with `TOOL_QUARANTINED`, until the server changes it back or `trust` accepts it.
+   */
+  quarantine?: readonly Finding[];
 }
 
 /**
@@ -94,9 +102,15 @@ export class Catalog {
   /** Renamed tools already warned about, as `server\0tool`. */
   readonly #warned = new Set<string>();
 
-  /** @param onWarning told once per tool whose name had to change (a collision under `namespace: false`). */
-  constructor(servers: ServerConfig[], onWarning: (message: string) => void = () => {}) {
+  readonly #trust: TrustGate | undefined;
+
+  /**
+   * @param onWarning told once per tool whose name had to change (a collision under `namespace: false`).
+   * @param trust asked before a server's tools are listed: scans, pins, quarantine.
+   */
+  constructor(servers: ServerConfig[], onWarning: (message: string) => void = () => {}, trust?: TrustGate) {
     this.#onWarning = onWarning;
+    this.#trust = trust;
     for (const server of servers) {
       const allow = globMatcher(server.allow);
       const deny = globMatcher(server.deny);
@@ -113,10 +127,14 @@ export class Catalog {
    * then tool name), so that the same fleet always gets the same names; their tools are listed.
    */
   load(toolsByServer: ReadonlyMap<string, readonly Tool[]>): void {
-    for (const server of [...toolsByServer.keys()].sort()) {
+    const servers = [...toolsByServer.keys()].sort();
+    for (const server of servers) {
       this.setServerTools(server, toolsByServer.get(server)!);
       this.setServerListed(server, true);
     }
+    // Reviewed again now that every server is known: a name that looks like a later server's is seen.
+    if (this.#trust?.enabled && servers.length > 1)
+      for (const server of servers) this.setServerTools(server, toolsByServer.get(server)!);
   }
 
   /** Replace one server's tools; unchanged tools keep their names, new ones get fresh names. */
@@ -128,7 +146,7 @@ export class Catalog {
 
     const taken = new Set(this.#names.values());
     const kept = tools.filter((tool) => rules.allowed(tool.name)).sort((a, b) => compare(a.name, b.name));
-    for (const tool of kept) {
+    const named = kept.map((tool) => {
       const key = `${server}\0${tool.name}`;
       let name = this.#names.get(key);
       if (name === undefined) {
@@ -137,7 +155,16 @@ export class Catalog {
         taken.add(name);
         this.#warnIfRenamed(server, tool.name, rules.namespace, name);
       }
-      this.#entries.set(name, toEntry(name, server, tool, rules.descriptions[tool.name]));
+      return { name, tool };
+    });
+    const quarantined = this.#trust?.review(
+      server,
+      named.map(({ name, tool }) => ({ name, definition: pinnedDefinition(tool) })),
+    );
+    for (const { name, tool } of named) {
+      const entry = toEntry(name, server, tool, rules.descriptions[tool.name]);
+      if (quarantined?.has(tool.name)) entry.quarantine = this.#trust!.quarantine(server, tool.name) ?? [];
+      this.#entries.set(name, entry);
     }
     this.#changed(server, before);
   }
@@ -157,7 +184,8 @@ export class Catalog {
   #listedEntries(server: string): Map<string, CatalogEntry> {
     const listed = new Map<string, CatalogEntry>();
     if (!this.#listed.has(server)) return listed;
-    for (const entry of this.#entries.values()) if (entry.server === server) listed.set(entry.name, entry);
+    for (const entry of this.#entries.values())
+      if (entry.server === server && !entry.quarantine) listed.set(entry.name, entry);
     return listed;
   }
 
@@ -180,10 +208,17 @@ export class Catalog {
     return this.#entries.get(name);
   }
 
-  /** Every listed entry (servers that can take calls), sorted by name. */
+  /** Every listed entry (servers that can take calls; quarantined tools are not), sorted by name. */
   entries(): CatalogEntry[] {
     return [...this.#entries.values()]
-      .filter((entry) => this.#listed.has(entry.server))
+      .filter((entry) => this.#listed.has(entry.server) && !entry.quarantine)
+      .sort((a, b) => compare(a.name, b.name));
+  }
+
+  /** The quarantined tools of the servers that can take calls, sorted by name. */
+  quarantined(): CatalogEntry[] {
+    return [...this.#entries.values()]
+      .filter((entry) => this.#listed.has(entry.server) && entry.quarantine)
       .sort((a, b) => compare(a.name, b.name));
   }
 
@@ -194,7 +229,10 @@ export class Catalog {
 
   /** Catalog names that are closest to `name`, for "did you mean" messages. */
   suggest(name: string, limit = DEFAULT_MAX_SUGGESTIONS): string[] {
-    return closestNames(name, this.#entries.keys(), limit);
+    const offered = [...this.#entries.values()]
+      .filter((entry) => !entry.quarantine)
+      .map((entry) => entry.name);
+    return closestNames(name, offered, limit);
   }
 
   /**
@@ -213,17 +251,18 @@ export class Catalog {
   }
 }
 
+/** A tool as the model sees it: the config's description, else the server's, with no hidden text anywhere. */
 function toEntry(name: string, server: string, tool: Tool, override: string | undefined): CatalogEntry {
   const entry: CatalogEntry = {
     name,
     server,
     tool: tool.name,
-    description: override ?? tool.description ?? "",
-    inputSchema: tool.inputSchema,
+    description: override ?? withoutHidden(tool.description ?? ""),
+    inputSchema: withoutHidden(tool.inputSchema),
   };
-  if (tool.outputSchema) entry.outputSchema = tool.outputSchema;
+  if (tool.outputSchema) entry.outputSchema = withoutHidden(tool.outputSchema);
   if (tool.annotations) entry.annotations = tool.annotations;
-  if (tool.title) entry.title = tool.title;
+  if (tool.title) entry.title = withoutHidden(tool.title);
   return entry;
 }
 

@@ -124,3 +124,13 @@ export function findConfigFile(explicit: string | undefined, cwd = process.cwd()
     `no config file: pass --config <file>, set SWITCHYARD_CONFIG, or create ${DEFAULT_CONFIG_FILES[0]} in ${cwd}`,
   );
 }
+
+/** Whether `config` is already resolved (a {@link SwitchyardConfig}) rather than a config file's shape. */
+export function isResolvedConfig(config: unknown): config is SwitchyardConfig {
+  return (
+    typeof config === "object" &&
+    config !== null &&
+    Array.isArray((config as SwitchyardConfig).servers) &&
+    typeof (config as SwitchyardConfig).baseDir === "string"
+  );
+}

@@ -11,6 +11,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_HEALTH,
+  DEFAULT_INSTRUCTIONS_MAX_TOKENS,
   DEFAULT_LAZY_START,
   DEFAULT_MAX_QUEUE,
   DEFAULT_MAX_RESULT_BYTES,
@@ -75,6 +76,8 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
     versionNegotiation: entry.versionNegotiation ?? DEFAULT_VERSION_NEGOTIATION,
     disabled: entry.disabled ?? false,
     lazy: entry.lazy ?? DEFAULT_LAZY_START,
+    instructionsMaxTokens:
+      entry.instructions === false ? 0 : (entry.instructions?.maxTokens ?? DEFAULT_INSTRUCTIONS_MAX_TOKENS),
   };
   if (entry.maxTotalTimeoutMs !== undefined) server.maxTotalTimeoutMs = entry.maxTotalTimeoutMs;
   if (command !== undefined) server.command = command;

@@ -70,6 +70,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.agent) config.agent = top.agent;
   if (top.routing) config.routing = top.routing;
   if (top.redact) config.redact = top.redact;
+  if (top.security) config.security = top.security;
   if (substitutions.length) config.substitutions = substitutions;
   if (top.identity) config.identity = top.identity;
   if (top.policy) config.policy = top.policy;

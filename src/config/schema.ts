@@ -27,6 +27,7 @@ export {
 } from "./sections/policy.js";
 export { redactSchema } from "./sections/redact.js";
 export { routingSchema } from "./sections/routing.js";
+export { type SecuritySection, securitySchema } from "./sections/security.js";
 export {
   type ConcurrencyConfig,
   DEFAULT_CALL_TIMEOUT_MS,

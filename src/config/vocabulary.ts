@@ -42,6 +42,10 @@ export type StrategyName = (typeof STRATEGY_NAMES)[number];
 export const OAUTH_GRANTS = ["authorization_code", "client_credentials", "cross_app_access"] as const;
 export type OAuthGrant = (typeof OAUTH_GRANTS)[number];
 
+/** What a high finding does to its tool (`security.onFinding`): `quarantine` it (not listed, calls refused), only `warn`, or `off` (no scans). */
+export const ON_FINDING_MODES = ["quarantine", "warn", "off"] as const;
+export type OnFinding = (typeof ON_FINDING_MODES)[number];
+
 /** `"a", "b" or "c"`: a vocabulary as error messages spell it. */
 export function quotedList(words: readonly string[]): string {
   const quoted = words.map((word) => `"${word}"`);

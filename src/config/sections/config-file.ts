@@ -8,6 +8,7 @@ import { modelSchema } from "./model.js";
 import { type IdentitySection, identitySchema, type PolicySection, policySchema } from "./policy.js";
 import { redactSchema } from "./redact.js";
 import { routingSchema } from "./routing.js";
+import { type SecuritySection, securitySchema } from "./security.js";
 import type { ServerConfig } from "./server.js";
 import { type StoreSection, storeSchema } from "./store.js";
 
@@ -39,6 +40,7 @@ export const configFileSchema = z.object({
   agent: agentSchema.optional(),
   routing: routingSchema.optional(),
   redact: redactSchema.optional(),
+  security: securitySchema.optional(),
   store: storeSchema.optional(),
   identity: identitySchema.optional(),
   policy: policySchema.optional(),
@@ -66,6 +68,8 @@ export interface SwitchyardConfig {
   routing?: z.infer<typeof routingSchema>;
   /** More to redact than the defaults: key names and regular expressions (`redact`). */
   redact?: z.infer<typeof redactSchema>;
+  /** What a scan's high finding does (`security.onFinding`); absent: quarantine. */
+  security?: SecuritySection;
   /**
    * What `${VAR}`, `${env:VAR}` and `${input:id}` placeholders were filled with (`secret`: an input
    * declared `password: true`), for the redactor to know the secrets among them; absent when none were.

@@ -27,6 +27,11 @@ export const DEFAULT_MAX_QUEUE = 256;
  * starts at connect.
  */
 export const DEFAULT_LAZY_START = false;
+/**
+ * The most of a server's `instructions` the model is given (`instructions: { maxTokens }`): enough for
+ * how its tools fit together, not a manual (the largest in the registry run to 68,669 characters).
+ */
+export const DEFAULT_INSTRUCTIONS_MAX_TOKENS = 1_000;
 
 /**
  * The adaptive limit of calls in flight to one server, which applies unless `maxConcurrency` fixes a
@@ -212,6 +217,12 @@ export const serverEntrySchema = z.object({
   disabled: z.boolean({ error: "expected true or false" }).optional(),
   /** Not started by connect when its catalog is cached: the first call that needs it starts it. */
   lazy: z.boolean({ error: "expected true or false" }).optional(),
+  /** What of the server's `instructions` the model gets: `false`, none; `{ maxTokens }`, at most that. */
+  instructions: z
+    .union([z.literal(false), z.strictObject({ maxTokens: positiveInt })], {
+      error: 'expected false or { "maxTokens": n }',
+    })
+    .optional(),
 });
 
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
@@ -264,4 +275,6 @@ export interface ServerConfig {
   disabled: boolean;
   /** Not started by connect while its catalog is cached (fleet/catalog-cache.ts); the first use starts it. */
   lazy: boolean;
+  /** The most tokens of its `instructions` the model is given; 0: none (`instructions: false`). */
+  instructionsMaxTokens: number;
 }
