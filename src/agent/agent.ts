@@ -30,6 +30,7 @@ import type { Nudge } from "./nudge.js";
 import { ToolOffer } from "./offer.js";
 import { AgentRun, type RunParts } from "./run.js";
 import type { ToolHost } from "./run-call.js";
+import type { InstructionsSource } from "./system-prompt.js";
 import type { ToolSearch } from "./tool-search.js";
 
 export { ATTACHED_RESOURCES_NOTE } from "./attach.js";
@@ -41,7 +42,7 @@ export { DEFAULT_SYSTEM_PROMPT };
  * What the agent needs of a Switchyard: the tools to offer, its request pipeline (every call, every
  * attached resource), and where to report.
  */
-export interface AgentHost extends ToolHost {
+export interface AgentHost extends ToolHost, InstructionsSource {
   /**
    * The catalog — for the run's identity, when it has one (a Switchyard lists only what its policy
    * lets that identity call); a tool with `unsupported` set (it needs what the client cannot do) is

@@ -14,6 +14,7 @@ import { takeModelTurn } from "./model-turn.js";
 import type { ToolOffer } from "./offer.js";
 import { type CallOutcomeReport, runToolCall } from "./run-call.js";
 import { cancelMessage, type RunStop, runResult } from "./run-result.js";
+import { systemPromptOf } from "./system-prompt.js";
 
 /** What a call refused on the last step is told (the model was offered no tools, and asked anyway). */
 const NOT_MADE_ON_LAST_STEP =
@@ -69,6 +70,7 @@ export class AgentRun {
   #compaction: Compaction;
   /** The fallback nudge is sent at most once per run. */
   #nudged = false;
+  readonly #system: string;
 
   constructor(parts: RunParts, question: string, options: RunOptions, runId: string) {
     this.#parts = parts;
@@ -94,6 +96,8 @@ export class AgentRun {
     };
     this.#locals = new LocalTools(parts.localTools, this.#state);
     this.#spans = new RunSpans({ kind: "agent", runId, model: parts.options.model.name });
+    const { systemPrompt, host } = parts.options;
+    this.#system = systemPromptOf(systemPrompt, host, parts.context.counter, identity);
   }
 
   /** The run, to its end. Model and tool failures end it with `error`; only a host's own bug throws. */
@@ -204,7 +208,7 @@ export class AgentRun {
     const signal = this.#options.signal;
     const turn = await takeModelTurn({
       model: options.model,
-      systemPrompt: options.systemPrompt,
+      systemPrompt: this.#system,
       parallelToolCalls: options.parallelToolCalls !== false,
       context,
       record: this.#messages,

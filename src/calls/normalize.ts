@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
+import type { Finding } from "../telemetry/findings.js";
 
 /** A tool call's result as Switchyard returns it: the server's content plus a plain-text rendering. */
 export interface ToolResult {
@@ -8,6 +9,11 @@ export interface ToolResult {
   structuredContent?: Record<string, unknown>;
   /** Every content block as text: text as is, other kinds described in brackets. */
   text: string;
+  /**
+   * What a scan found in the result (text aimed at the model, hidden characters, which are removed):
+   * the result is never blocked for it, but whoever shows it to a model should say it is data.
+   */
+  findings?: Finding[];
 }
 
 /** Normalize an MCP `CallToolResult` (text, structured content, images, audio, resources, links). */

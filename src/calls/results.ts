@@ -1,5 +1,7 @@
 import { isSwitchyardError, SwitchyardError } from "../errors.js";
 import type { ServerAnswers } from "../fleet/requests.js";
+import { withoutHidden } from "../trust/clean.js";
+import { scanResult } from "../trust/scan.js";
 import { normalizeResult, renderContent, type ToolResult } from "./normalize.js";
 import type { CompletionResult, PromptResult, ResourceContents } from "./request.js";
 import type { Resolved } from "./resolve.js";
@@ -21,14 +23,20 @@ export function toolResult(resolved: Resolved, answer: ServerAnswers["tools/call
       { server: resolved.server, tool: resolved.tool, delivery: "final", serverFault: false },
     );
   }
-  return normalizeResult(answer);
+  // Hidden and control characters never reach a model; what the text says is scanned, not obeyed.
+  const clean = withoutHidden(answer);
+  const result = normalizeResult(clean);
+  const said = clean === answer ? result.text : normalizeResult(answer).text;
+  const findings = scanResult(resolved.server, resolved.tool, said);
+  if (findings.length) result.findings = findings;
+  return result;
 }
 
 export function resourceResult(
   resolved: Resolved,
   answer: ServerAnswers["resources/read"],
 ): ResourceContents {
-  return { server: resolved.server, uri: resolved.uri!, contents: answer.contents };
+  return { server: resolved.server, uri: resolved.uri!, contents: withoutHidden(answer.contents) };
 }
 
 export function promptResult(resolved: Resolved, answer: ServerAnswers["prompts/get"]): PromptResult {
@@ -38,7 +46,7 @@ export function promptResult(resolved: Resolved, answer: ServerAnswers["prompts/
     server: prompt.server,
     prompt: prompt.prompt,
     ...(answer.description !== undefined ? { description: answer.description } : {}),
-    messages: answer.messages,
+    messages: withoutHidden(answer.messages),
   };
 }
 
