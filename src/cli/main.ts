@@ -18,6 +18,7 @@ import {
 import { registerRouteCommands } from "./commands/route.js";
 import { runCommand } from "./commands/run.js";
 import { runShowCommand, runsCommand, sessionsCommand } from "./commands/runs.js";
+import { type ScanFlags, scanCommand, type TrustFlags, trustCommand } from "./commands/scan.js";
 import { type ServeFlags, serveCommand } from "./commands/serve.js";
 import { type ServersFlags, serversCommand } from "./commands/servers.js";
 import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
@@ -106,6 +107,24 @@ function program(): Command {
     .option("--server <name>", "only this server (repeat, or a,b, for more)", collect)
     .option("--wide", "every column, the restarts, health, breaker and call counters included")
     .action(run((ctx, flags: ServersFlags) => serversCommand(ctx, flags)));
+  cli
+    .command("scan")
+    .description(
+      "scan the servers' tools for poisoned text, look-alike names and changes since pinned; exit 1 on a high finding",
+    )
+    .option("--server <name>", "only this server (repeat, or a,b, for more)", collect)
+    .option(
+      "--tools <file>",
+      "scan a tools file (routing data format) instead of the fleet; nothing is started",
+    )
+    .action(run((ctx, flags: ScanFlags) => scanCommand(ctx, flags)));
+  cli
+    .command("trust <server>")
+    .description(
+      "accept a server's tools as it lists them now: pin them again, releasing what drift quarantined",
+    )
+    .option("--tool <name>", "only this tool (its own name on the server)")
+    .action(run((ctx, server: string, flags: TrustFlags) => trustCommand(ctx, server, flags)));
   cli
     .command("tools")
     .description("list every tool in the catalog (cached until a server's config or script changes)")

@@ -3,7 +3,7 @@
 // result), servers and tools from the recorded calls, the audit log with its verification.
 import { DEFAULT_VIEWER_AUDIT_ROWS, DEFAULT_VIEWER_RUNS_SCANNED } from "../config/defaults.js";
 import { verifyAudit } from "../store/audit-chain.js";
-import type { RunSummary, Store, StoredCall, StoredRun } from "../store/store.js";
+import type { RunSummary, Store, StoredCall, StoredFinding, StoredRun } from "../store/store.js";
 import type { WireRecord } from "../telemetry/wire-trace.js";
 import type { WireTraceFile } from "./wire.js";
 
@@ -277,10 +277,14 @@ function statsOf(calls: readonly StoredCall[]): CallStats {
   return stats;
 }
 
-/** `/api/servers`: each server's and tool's calls in the newest runs, and the live fleet when connected. */
+/**
+ * `/api/servers`: each server's and tool's calls in the newest runs, what the latest scan of each server
+ * found (quarantined tools among them), and the live fleet when connected.
+ */
 export async function viewServers(sources: ViewerSources): Promise<{
   runsScanned: number;
   servers: Array<CallStats & { name: string; tools: Array<CallStats & { name: string }> }>;
+  findings: StoredFinding[];
   live?: readonly Record<string, unknown>[];
 }> {
   const runs = await sources.store.runs({ limit: sources.runsScanned ?? DEFAULT_VIEWER_RUNS_SCANNED });
@@ -312,7 +316,8 @@ export async function viewServers(sources: ViewerSources): Promise<{
       };
     });
   const live = sources.fleet?.();
-  return { runsScanned: runs.length, servers, ...(live ? { live } : {}) };
+  const findings = await sources.store.findings();
+  return { runsScanned: runs.length, servers, findings, ...(live ? { live } : {}) };
 }
 
 /** `/api/audit`: the newest rows (oldest first) and the whole chain's verification. */

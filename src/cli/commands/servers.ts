@@ -21,8 +21,16 @@ export async function serversCommand(ctx: CommandContext, flags: ServersFlags = 
   // The table says which servers failed, and why.
   const yard = await ctx.connect({ ...(only ? { only } : {}), noteFailures: false });
   const states = yard.servers();
-  if (ctx.out.json) ctx.out.data(states.map(serverJson));
+  if (ctx.out.json)
+    ctx.out.data(
+      states.map((state) => ({ ...serverJson(state), findings: yard.findings({ server: state.name }) })),
+    );
   else ctx.out.result(renderServers(states, { wide: flags.wide === true }));
+  const held = yard.quarantined();
+  if (held.length)
+    ctx.out.note(
+      `${held.length} ${held.length === 1 ? "tool is" : "tools are"} quarantined (${held.map((entry) => entry.name).join(", ")}): switchyard scan says why`,
+    );
   return states.some((state) => state.status === "failed" || state.status === "needs-auth")
     ? EXIT_FAILED
     : EXIT_OK;

@@ -60,7 +60,8 @@ function statusClass(outcome) {
   if (["answer", "ok", "ready"].includes(outcome)) return "good";
   if (["restarting", "connecting"].includes(outcome)) return "busy";
   if (["running"].includes(outcome)) return "busy";
-  if (["cancelled", "max_steps", "interrupted", "unfinished"].includes(outcome)) return "warn";
+  if (["cancelled", "max_steps", "interrupted", "unfinished", "medium", "low", "trusted"].includes(outcome))
+    return "warn";
   return "bad";
 }
 
@@ -687,6 +688,7 @@ async function renderServers() {
   show(
     h("h1", {}, "Servers"),
     liveSection,
+    findingsSection(data.findings ?? []),
     h("h2", {}, "From the records"),
     h(
       "p",
@@ -709,6 +711,68 @@ async function renderServers() {
           h("tbody", {}, rows),
         )
       : h("p", { class: "empty" }, "No calls recorded yet."),
+  );
+}
+
+/** What the latest scan of each server found: quarantined tools first, then by severity. */
+function findingsSection(findings) {
+  const order = { high: 0, medium: 1, low: 2 };
+  const sorted = [...findings].sort(
+    (a, b) => Number(b.quarantined) - Number(a.quarantined) || order[a.severity] - order[b.severity],
+  );
+  const held = findings.filter((finding) => finding.quarantined).length;
+  return h(
+    "section",
+    { "aria-label": "Findings" },
+    h("h2", {}, "Findings"),
+    h(
+      "p",
+      { class: "muted" },
+      sorted.length
+        ? `What the latest scan of each server found in its tools and instructions${held ? `; ${held} ${held === 1 ? "finding holds its tool" : "findings hold their tools"} in quarantine (switchyard trust <server> accepts them)` : ""}.`
+        : "Nothing found in the servers' tools and instructions by the latest scans.",
+    ),
+    sorted.length
+      ? h(
+          "table",
+          { class: "findings" },
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              ["Severity", "Kind", "Server", "Tool", "Where", "Detail", "Found"].map((title) =>
+                h("th", { scope: "col" }, title),
+              ),
+            ),
+          ),
+          h(
+            "tbody",
+            {},
+            sorted.map((finding) =>
+              h(
+                "tr",
+                { "data-finding": `${finding.server}/${finding.tool ?? ""}/${finding.kind}` },
+                h(
+                  "td",
+                  {},
+                  badge(
+                    finding.quarantined ? "quarantined" : finding.accepted ? "trusted" : finding.severity,
+                  ),
+                  finding.quarantined ? ` ${finding.severity}` : "",
+                ),
+                h("td", {}, finding.kind),
+                h("td", {}, finding.server),
+                h("td", {}, finding.tool ?? "–"),
+                h("td", {}, finding.where ?? ""),
+                h("td", { class: "text" }, finding.detail),
+                h("td", {}, finding.foundAt),
+              ),
+            ),
+          ),
+        )
+      : null,
   );
 }
 
