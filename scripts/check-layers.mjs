@@ -52,7 +52,6 @@ const PUBLIC_ENTRY_POINTS = [
   "src/testing/index.ts",
   "src/gateway/index.ts",
   "src/viewer/index.ts",
-  "src/trust/index.ts",
 ];
 const LOWER_LAYERS = ["fleet", "catalog", "calls", "models", "routing", "context", "trust"];
 const UPPER_LAYERS = ["agent", "plan", "gateway", "adapters", "viewer", "cli", "store"];
