@@ -23,7 +23,7 @@ import {
   type RequestResult,
   type RequestResults,
 } from "./request.js";
-import { type Resolved, type ResolveParts, resolveRequest } from "./resolve.js";
+import { quarantineOf, type Resolved, type ResolveParts, resolveRequest } from "./resolve.js";
 import {
   completionResult,
   promptResult,
@@ -212,7 +212,10 @@ export class RequestPipeline {
           args,
           ...(onProgress ? { onProgress } : {}),
         };
-        return toolResult(resolved, await server.send({ ...guarded, request }));
+        // A tool quarantined since it was resolved (its lazy server, started for this call, listed it
+        // changed) is not sent.
+        const beforeSend = () => quarantineOf(this.#parts.catalog.get(resolved.name));
+        return toolResult(resolved, await server.send({ ...guarded, request, beforeSend }));
       }
       case "resource":
         try {

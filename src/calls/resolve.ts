@@ -76,14 +76,8 @@ function resolveTool(name: string, local: LocalCall | undefined, parts: ResolveP
       { server: entry.server, tool: entry.tool, capability: "tasks", delivery: "final", serverFault: false },
     );
   }
-  if (entry.quarantine) {
-    const why = entry.quarantine.map((finding) => `${finding.kind}: ${finding.detail}`).join("; ");
-    throw new SwitchyardError(
-      "TOOL_QUARANTINED",
-      `${entry.name} (tool ${entry.tool} on server ${entry.server}) is quarantined, nothing was sent: ${why}. If you trust it as it is, run switchyard trust ${entry.server} --tool ${entry.tool}`,
-      { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
-    );
-  }
+  const quarantined = quarantineOf(entry);
+  if (quarantined) throw quarantined;
   return { name, server: entry.server, tool: entry.tool, entry, target: entry };
 }
 
@@ -213,4 +207,15 @@ function checkServer(server: string | undefined, parts: ResolveParts): void {
   if (server === undefined || parts.serverState(server) !== undefined) return;
   const hint = didYouMean(String(server), parts.serverNames());
   throw new SwitchyardError("INVALID_INPUT", `no server named ${String(server)}${hint ? ` (${hint})` : ""}`);
+}
+
+/** `TOOL_QUARANTINED` for a tool the catalog holds in quarantine, saying why and how to accept it. */
+export function quarantineOf(entry: CatalogEntry | undefined): SwitchyardError | undefined {
+  if (!entry?.quarantine) return undefined;
+  const why = entry.quarantine.map((finding) => `${finding.kind}: ${finding.detail}`).join("; ");
+  return new SwitchyardError(
+    "TOOL_QUARANTINED",
+    `${entry.name} (tool ${entry.tool} on server ${entry.server}) is quarantined, nothing was sent: ${why}. If you trust it as it is, run switchyard trust ${entry.server} --tool ${entry.tool}`,
+    { server: entry.server, tool: entry.tool, delivery: "final", serverFault: false },
+  );
 }

@@ -36,6 +36,8 @@ export interface GuardedRequest {
   attemptMs: number;
   /** Another try is safe after a failure that may have reached the server (read-only or idempotent). */
   repeatable: boolean;
+  /** Asked before each try is sent, once the server is ready: a refusal fails it unsent (see AttemptOptions). */
+  beforeSend?: (() => SwitchyardError | undefined) | undefined;
 }
 
 /**
@@ -158,6 +160,7 @@ export class ServerGuard {
         timeoutMs: Math.min(guarded.attemptMs, remaining),
         ...(signal ? { signal } : {}),
         ...(this.#connection.config.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: remaining } : {}),
+        ...(guarded.beforeSend ? { beforeSend: guarded.beforeSend } : {}),
       });
       if (flight) this.#limiter!.succeeded(flight, guarded.tool ?? guarded.request.method);
       this.#breaker.success();

@@ -72,6 +72,8 @@ async function attempt(
   let session: ServerSession | undefined;
   try {
     session = await target.ready(describeRequest(request), options.signal);
+    const refused = options.beforeSend?.();
+    if (refused) throw refused;
     const client = session.client!;
     incident = target.incident();
     if (span.isRecording()) {

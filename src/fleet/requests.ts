@@ -71,6 +71,12 @@ export interface AttemptOptions {
    * calls). Off when absent.
    */
   maxTotalTimeoutMs?: number | undefined;
+  /**
+   * Asked once the server can take the request, just before it is sent: a refusal then fails the
+   * attempt unsent. A lazy server started for a request lists its tools anew, and what it lists now
+   * may be quarantined (the catalog's say, not the fleet's).
+   */
+  beforeSend?: (() => SwitchyardError | undefined) | undefined;
 }
 
 /** `tools/call orders_lookup`, `resources/read file:///a`: a request as messages and spans name it. */
