@@ -53,6 +53,8 @@ describe("switchyard servers", () => {
           ...["restarts", "health", "breaker", "inFlight", "limit", "limitMode", "queued"],
           // what else the server holds: resources, prompts, tool calls running as tasks
           ...["resources", "prompts", "tasks"],
+          // what the scans found in its tools and instructions (docs/security.md)
+          "findings",
           ...(server.error ? ["error"] : []),
         ].sort(),
       );

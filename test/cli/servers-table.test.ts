@@ -56,6 +56,7 @@ describe("the servers table", () => {
       [
         "breaker",
         "connectMs",
+        "findings",
         "health",
         "inFlight",
         "limit",
