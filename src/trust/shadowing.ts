@@ -3,7 +3,7 @@
 // once per catalog, so a text costs one pass however many tools the catalog has.
 
 import type { Severity } from "./finding.js";
-import { ORDER, SINK, TAG_BLOCK } from "./phrases.js";
+import { findPhrase, HAN, ORDER, type Phrase, phrase, SINK, TAG_BLOCK } from "./phrases.js";
 import { quote } from "./quote.js";
 
 /** The tools of a catalog by server: each server's own tool names and their catalog names (`mail_send`). */
@@ -28,9 +28,13 @@ const QUOTES = new Set(["`", "'", '"', "“", "”", "‘", "’", "「", "」"]
 /** A server named as such: "the github server", "mail tools", mail 服务器. */
 const SERVER_NOUN = /^\s*(?:mcp\s+)?(?:server|tools?|mcp|服务器?|工具)/iu;
 /** A condition or a duty about a tool's use: "when … is used", "must include", 当…时, 调用…之前. */
-const CONDITION =
-  /\b(?:when|whenever|if|every\s+time|each\s+time|after|before|once|instead|rather\s+than|must|should|shall|needs?\s+to|has\s+to|have\s+to|required)\b|当|每当|如果|之前|之后|时[，,]?|代替|而不是|应该|需要|只能/i;
-const SENTENCE_END = /[.!?。！？\n]/;
+const CONDITION: Phrase = phrase(
+  [
+    /\b(?:when|whenever|if|every\s+time|each\s+time|after|before|once|instead|rather\s+than|must|should|shall|needs?\s+to|has\s+to|have\s+to|required)\b/,
+  ],
+  [/当|每当|如果|之前|之后|时[，,]?|代替|而不是|应该|需要|只能/u],
+);
+const SENTENCE_END = /[.!?\u3002\uff01\uff1f\n]/;
 
 function indexOf(names: CatalogNames): NameIndex {
   let index = indexes.get(names);
@@ -88,8 +92,12 @@ export function shadowingIn(
       named = `the server ${quote(other)}`;
     if (!named) continue;
     const sentence = sentenceAround(text, start, end);
-    const order = ORDER.exec(sentence)?.[0] ?? CONDITION.exec(sentence)?.[0] ?? SINK.exec(sentence)?.[0];
-    const tag = TAG_BLOCK.exec(text)?.[0];
+    const han = HAN.test(sentence);
+    const order =
+      findPhrase(ORDER, sentence, han) ??
+      findPhrase(CONDITION, sentence, han) ??
+      findPhrase(SINK, sentence, han);
+    const tag = findPhrase(TAG_BLOCK, text, HAN.test(text));
     if (order || tag) return { severity: "high", detail: `orders about ${named}: ${quote(sentence)}` };
     found ??= { severity: "medium", detail: `names ${named}` };
   }

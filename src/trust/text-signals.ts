@@ -12,11 +12,14 @@ import {
   CREDENTIALS,
   EMAIL,
   EXAMPLE_HOST,
+  findPhrase,
+  HAN,
   HARVEST,
   ORDER,
   OTHER_TOOLS,
   OVERRIDE,
   PARAMETER_CHANNEL,
+  type Phrase,
   READ_ORDER,
   SECRECY,
   SECRET_PATH,
@@ -44,18 +47,6 @@ export type TextSource = "definition" | "result";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the fast path is for plain ASCII text
 const NON_ASCII = /[^\x00-\x7f]/;
-
-function firstOf(patterns: readonly RegExp[], text: string): string | undefined {
-  for (const pattern of patterns) {
-    const match = pattern.exec(text);
-    if (match) return match[0];
-  }
-  return undefined;
-}
-
-function matchOf(pattern: RegExp, text: string): string | undefined {
-  return pattern.exec(text)?.[0];
-}
 
 /** The text as the model reads it, with what tag characters spelled appended. */
 export function matchableText(text: string, hidden: HiddenText | undefined): string {
@@ -107,18 +98,20 @@ export function judgeText(text: string, source: TextSource): Judgement[] {
   if (hidden) judgements.push(hiddenJudgement(hidden));
   const readable = matchableText(text, hidden);
 
-  const override = firstOf(OVERRIDE, readable);
-  const secrecy = firstOf(SECRECY, readable);
-  const tagBlock = matchOf(TAG_BLOCK, readable);
-  const addressed = matchOf(ADDRESSED_TO_MODEL, readable);
-  const order = matchOf(ORDER, readable);
-  const secretPath = matchOf(SECRET_PATH, readable);
-  const sink = matchOf(SINK, readable);
+  const han = HAN.test(readable);
+  const find = (phrase: Phrase) => findPhrase(phrase, readable, han);
+  const override = find(OVERRIDE);
+  const secrecy = find(SECRECY);
+  const tagBlock = find(TAG_BLOCK);
+  const addressed = find(ADDRESSED_TO_MODEL);
+  const order = find(ORDER);
+  const secretPath = find(SECRET_PATH);
+  const sink = find(SINK);
   const sinkElsewhere = sink !== undefined && !EXAMPLE_HOST.test(sink);
-  const sentData = sinkElsewhere ? matchOf(SENT_DATA, readable) : undefined;
-  const harvest = matchOf(HARVEST, readable);
-  const channel = matchOf(PARAMETER_CHANNEL, readable);
-  const otherTools = matchOf(OTHER_TOOLS, readable);
+  const sentData = sinkElsewhere ? find(SENT_DATA) : undefined;
+  const harvest = find(HARVEST);
+  const channel = find(PARAMETER_CHANNEL);
+  const otherTools = find(OTHER_TOOLS);
 
   // Injection: text aimed at the model.
   const injection: string[] = [];
@@ -146,7 +139,7 @@ export function judgeText(text: string, source: TextSource): Judgement[] {
     exfiltrationSeverity = worse(exfiltrationSeverity, to);
   };
   if (secretPath) {
-    const readOrder = matchOf(READ_ORDER, readable);
+    const readOrder = find(READ_ORDER);
     const because =
       readOrder ?? order ?? channel ?? (sinkElsewhere ? sink : undefined) ?? secrecy ?? tagBlock;
     exfiltration.push(`secret path ${quote(secretPath)}${because ? ` with ${quote(because)}` : ""}`);
@@ -155,7 +148,7 @@ export function judgeText(text: string, source: TextSource): Judgement[] {
   }
   if (sinkElsewhere) {
     exfiltration.push(`sends out ${quote(sink)}`);
-    raise(sentData || secrecy || tagBlock || matchOf(CREDENTIALS, readable) ? "high" : "medium");
+    raise(sentData || secrecy || tagBlock || find(CREDENTIALS) ? "high" : "medium");
   }
   if (harvest) {
     const because = order ?? channel ?? secrecy ?? tagBlock ?? (sinkElsewhere ? sink : undefined);
