@@ -26,6 +26,7 @@ import { memory } from "./scenarios/memory.js";
 import { policyDecisions } from "./scenarios/policy.js";
 import { recorderCost } from "./scenarios/recorder.js";
 import { routing } from "./scenarios/routing.js";
+import { securityBench } from "./scenarios/security.js";
 import { throughput } from "./scenarios/throughput.js";
 import { viewerLoad } from "./scenarios/viewer.js";
 import { HttpServerPool, stdioServers } from "./servers/servers.js";
@@ -237,6 +238,15 @@ const SCENARIOS: Scenario[] = [
         id: "routing",
         title: "Routing on the Seal-Tools catalog",
         policy: { min: 3, max: 5, budgetMs: 20 * SECOND },
+      }),
+  },
+  {
+    id: "security",
+    run: (context) =>
+      securityBench(context, {
+        id: "security",
+        title:
+          "Security (issue 25): attacks caught by the trust scans, false positives on clean tools, µs per tool",
       }),
   },
 ];
