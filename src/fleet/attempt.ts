@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/client";
+import { abortable } from "../abort.js";
 import { httpStatusOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import { endSpan, failSpan, inSpan, type Span, SpanKind, startSpan } from "../telemetry/tracer.js";
@@ -72,6 +73,8 @@ async function attempt(
   let session: ServerSession | undefined;
   try {
     session = await target.ready(describeRequest(request), options.signal);
+    // A tool list the server said changed is listed, and judged, before a call goes out.
+    if (request.method === "tools/call") await abortable(session.toolsSettled(), options.signal);
     const refused = options.beforeSend?.();
     if (refused) throw refused;
     const client = session.client!;

@@ -88,6 +88,8 @@ export class ServerSession {
   /** The first answer to a lasting stream request (Streamable HTTP's server-to-client messages). */
   readonly #streamAnswered = new FirstAnswer();
   #client: Client | undefined;
+  /** The tools being listed again after `tools/list_changed`, while they are. */
+  #toolsRefresh: Promise<void> | undefined;
   #process: ServerProcess | undefined;
   #kind: TransportKind;
   #closed = false;
@@ -190,6 +192,32 @@ export class ServerSession {
     if (this.#kind === "http") await this.#streamAnswered.wait(DEFAULT_STREAM_OPEN_WAIT_MS);
   }
 
+  /**
+   * After `notifications/tools/list_changed`: list the tools again (in order, one listing after
+   * another) and hand them on. A tool call waits for it ({@link toolsSettled}), so that what the server
+   * changed is judged (pins, quarantine) before the call goes out, not after.
+   */
+  #toolsChanged(): void {
+    const client = this.#client;
+    if (!client) return;
+    const listed = (this.#toolsRefresh ?? Promise.resolve()).then(() =>
+      client.listTools().then(
+        ({ tools }) => this.#hooks.onToolsChanged(null, tools),
+        (error: unknown) =>
+          this.#hooks.onToolsChanged(error instanceof Error ? error : new Error(String(error)), null),
+      ),
+    );
+    this.#toolsRefresh = listed;
+    void listed.finally(() => {
+      if (this.#toolsRefresh === listed) this.#toolsRefresh = undefined;
+    });
+  }
+
+  /** Resolves once the tools listed after the latest `tools/list_changed` have been handed on. */
+  toolsSettled(): Promise<void> {
+    return this.#toolsRefresh ?? Promise.resolve();
+  }
+
   /** After `notifications/resources/list_changed`: the SDK listed the resources; list the templates too. */
   async #resourcesChanged(error: Error | null, resources: Resource[] | null): Promise<void> {
     if (error || !resources || !this.#client) return this.#hooks.onResourcesChanged?.(error, null);
@@ -263,8 +291,8 @@ export class ServerSession {
       // it short would only fail the connect; and on stdio with "auto" the probe's watch cuts it short
       // instead of the SDK, whose fallback (`initialize` on the same connection) it replaces.
       versionNegotiation: { mode, probe: { timeoutMs: this.#config.connectTimeoutMs } },
+      // Tools: our own handler (below), so that a call knows a new listing is on its way.
       listChanged: {
-        tools: { onChanged: (error, tools) => this.#hooks.onToolsChanged(error, tools) },
         resources: { onChanged: (error, resources) => void this.#resourcesChanged(error, resources) },
         prompts: { onChanged: (error, prompts) => this.#hooks.onPromptsChanged?.(error, prompts) },
       },
@@ -280,6 +308,7 @@ export class ServerSession {
         text,
       );
     });
+    client.setNotificationHandler("notifications/tools/list_changed", () => this.#toolsChanged());
     client.setNotificationHandler("notifications/resources/updated", ({ params }) =>
       this.#hooks.onResourceUpdated?.(params.uri),
     );

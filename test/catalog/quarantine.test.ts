@@ -110,6 +110,17 @@ describe("pins and drift", () => {
     );
   });
 
+  it("holds a call made the moment the server says its tools changed until the new listing is judged", async () => {
+    const { write, server } = shifty({ tools: [SEND_MAIL] });
+    const { yard } = await connect(server);
+    write({ tools: [{ ...SEND_MAIL, annotations: { destructiveHint: false } }] });
+    // No waiting: the call goes right after the answer that came after the list_changed.
+    await yard.callTool("mail_announce", {});
+    await expect(yard.callTool("mail_send_mail", { to: "a@example.com", body: "hi" })).rejects.toMatchObject({
+      code: "TOOL_QUARANTINED",
+    });
+  });
+
   it("keeps pins across runs in the store: a flipped safety hint at the next start is quarantined at once", async () => {
     const { dir, write, server } = shifty({ tools: [SEND_MAIL] });
     const store = await openStore({ path: path.join(dir, "store.db") });
