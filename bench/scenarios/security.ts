@@ -4,7 +4,7 @@
 // (what a quarantine acts on), flagged lower, missed — and the clean controls; then the false-positive
 // rate on clean tool sets (the routing sets beside the repository, the real MCP servers' tools in
 // bench/security/clean-mcp.json) with the scan's cost per tool. The live part (drift, hide-and-reappear,
-// quarantine through real servers) is `liveSecurity` below: it adds its own lines and rows.
+// quarantine through real servers) is bench/security/live.ts: it adds its own lines and rows.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as trust from "switchyard/trust";
@@ -12,6 +12,7 @@ import { REPO } from "../paths.js";
 import type { Row, ScenarioResult } from "../report.js";
 import { ATTACK_KINDS, ATTACKS, CONTROLS } from "../security/attacks.js";
 import { judgeControl, judgeFixture, type Scans } from "../security/evaluate.js";
+import { liveSection } from "../security/live.js";
 import { median, percentile } from "../stats.js";
 import type { ScenarioContext } from "./context.js";
 
@@ -145,17 +146,11 @@ export function falsePositiveSection(context: ScenarioContext): SecuritySection 
   return { lines, rows };
 }
 
-// ---- LIVE PART ------------------------------------------------------------------------------------
-// Drift, hide-and-reappear and quarantine through real servers go here: connect a Switchyard to
-// fixture servers that change their tools between listings, and report what the pins caught, what was
-// quarantined and what the model would have been offered. Return undefined until there is one.
-
-/** The live part of the security benchmark, through real servers (not yet: returns undefined). */
-export async function liveSecurity(_context: ScenarioContext): Promise<SecuritySection | undefined> {
-  return undefined;
+/** The live part of the security benchmark, through real stdio servers (bench/security/live.ts). */
+export async function liveSecurity(context: ScenarioContext): Promise<SecuritySection | undefined> {
+  context.log("security: the live attacks, through real stdio servers");
+  return liveSection();
 }
-
-// ---- END OF LIVE PART -----------------------------------------------------------------------------
 
 /** The security scenario: the static part's two tables, then the live part's when there is one. */
 export async function securityBench(
