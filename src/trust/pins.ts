@@ -3,16 +3,10 @@
 // later difference (drift) can be said precisely. Pure: the pins persist through a PinStore.
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../telemetry/audit.js";
+import type { ToolDefinition } from "./scan.js";
 
-/** The parts of a tool definition a pin keeps: everything the model reads or the client acts on. */
-export interface PinnedDefinition {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema?: unknown;
-  outputSchema?: unknown;
-  annotations?: Record<string, unknown>;
-}
+/** The parts of a tool definition a pin keeps (everything the model reads or the client acts on). */
+export type PinnedDefinition = Omit<ToolDefinition, "server">;
 
 /** One pinned tool of one configured server. */
 export interface ToolPin {
