@@ -16,8 +16,13 @@ interface Entry {
   tool: number;
   form: "own" | "catalog";
   raw: string;
+  /** {@link caseKey} of `raw`, and how odd it looks: both read for every pair, so worked out once. */
+  key: string;
+  odd: number;
 }
 
+/** Names of one skeleton each name is compared with, at most. */
+const MAX_COMPARED = 256;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII letters and separators are not odd
 const ODD = /[^\x00-\x7f]|[0-9|]/g;
 
@@ -29,64 +34,71 @@ function oddness(name: string): number {
 }
 
 /**
- * Confusable names across servers: one finding per pair of tools, on the odd one (non-ASCII letters,
- * digits for letters, a capital `I` among lower case) or, when neither is odder, the later one in the
- * list (the newer). `high` when the names differ in how they are drawn; `medium` when they differ only
+ * Confusable names across servers: one finding per tool that looks like another server's, on the odd
+ * one of the pair (non-ASCII letters, digits for letters, a capital `I` among lower case) or, when
+ * neither is odder, the later one in the list (the newer); its detail names the first look-alike and
+ * counts the others. `high` when the names differ in how they are drawn; `medium` when they differ only
  * in case or separators (`send_mail`, `sendMail`) or when the own name of one is another's catalog name.
  * Within one server's names only drawn differences count, as `medium`.
  */
 export function lookalikes(tools: readonly NamedTool[]): Finding[] {
   const buckets = new Map<string, Entry[]>();
-  const add = (entry: Entry) => {
-    const key = skeleton(entry.raw);
+  const add = (tool: number, form: Entry["form"], raw: string) => {
+    const entry: Entry = { tool, form, raw, key: caseKey(raw), odd: oddness(raw) };
+    const key = skeleton(raw);
     if (!key) return;
     const bucket = buckets.get(key);
     if (bucket) bucket.push(entry);
     else buckets.set(key, [entry]);
   };
   tools.forEach((tool, index) => {
-    add({ tool: index, form: "own", raw: tool.name });
-    add({ tool: index, form: "catalog", raw: tool.catalogName ?? `${tool.server}_${tool.name}` });
+    add(index, "own", tool.name);
+    add(index, "catalog", tool.catalogName ?? `${tool.server}_${tool.name}`);
   });
-  const pairs = new Map<string, { severity: Severity; detail: string; on: number; where: string }>();
+  const found = new Map<
+    number,
+    { severity: Severity; detail: string; where: string; partners: Set<number> }
+  >();
   for (const bucket of buckets.values()) {
     if (bucket.length < 2) continue;
-    for (let i = 0; i < bucket.length; i += 1) {
+    // Every name of a bucket is compared with its first names (the older ones) only: a flood of names
+    // drawn alike costs n × MAX_COMPARED, not n².
+    for (let i = 0; i < Math.min(bucket.length, MAX_COMPARED); i += 1) {
       for (let j = i + 1; j < bucket.length; j += 1) {
         const [a, b] = [bucket[i]!, bucket[j]!];
         if (a.tool === b.tool) continue;
         const judged = judgePair(tools[a.tool]!, a, tools[b.tool]!, b);
         if (!judged) continue;
         const [first, second] = a.tool < b.tool ? [a, b] : [b, a];
-        const key = `${first.tool}:${second.tool}`;
-        const previous = pairs.get(key);
-        if (previous && (previous.severity === "high" || judged === "medium")) continue;
-        const oddA = oddness(first.raw);
-        const oddB = oddness(second.raw);
-        const [odd, plain] = oddA > oddB ? [first, second] : [second, first];
-        const plainTool = tools[plain.tool]!;
-        pairs.set(key, {
-          severity: judged,
-          on: odd.tool,
-          where: odd.form === "own" ? "name" : "catalogName",
-          detail: `${quote(odd.raw)} looks like ${quote(plain.raw)} of server ${quote(plainTool.server)}${judged === "medium" && caseKey(odd.raw) === caseKey(plain.raw) ? " (case or separators only)" : ""}`,
-        });
+        const [odd, plain] = first.odd > second.odd ? [first, second] : [second, first];
+        const previous = found.get(odd.tool);
+        if (previous?.partners.has(plain.tool) && (previous.severity === "high" || judged === "medium"))
+          continue;
+        const detail = `${quote(odd.raw)} looks like ${quote(plain.raw)} of server ${quote(tools[plain.tool]!.server)}${judged === "medium" && odd.key === plain.key ? " (case or separators only)" : ""}`;
+        const where = odd.form === "own" ? "name" : "catalogName";
+        if (!previous)
+          found.set(odd.tool, { severity: judged, detail, where, partners: new Set([plain.tool]) });
+        else {
+          previous.partners.add(plain.tool);
+          if (judged === "high" && previous.severity !== "high")
+            Object.assign(previous, { severity: judged, detail, where });
+        }
       }
     }
   }
-  return [...pairs.values()].map(({ severity, detail, on, where }) => ({
+  return [...found].map(([on, { severity, detail, where, partners }]) => ({
     server: tools[on]!.server,
     tool: tools[on]!.name,
     kind: "lookalike",
     severity,
-    detail,
+    detail: partners.size > 1 ? `${detail} (and ${partners.size - 1} more)` : detail,
     where,
   }));
 }
 
 /** The severity of two names with one skeleton, or undefined when they are not worth a finding. */
 function judgePair(toolA: NamedTool, a: Entry, toolB: NamedTool, b: Entry): Severity | undefined {
-  const drawnAlike = caseKey(a.raw) !== caseKey(b.raw);
+  const drawnAlike = a.key !== b.key;
   if (toolA.server === toolB.server)
     return drawnAlike && a.form === "own" && b.form === "own" ? "medium" : undefined;
   if (a.raw === b.raw) return a.form === b.form ? undefined : "medium";

@@ -33,8 +33,12 @@ export const phrase = (en: readonly (RegExp | string)[], zh?: readonly (RegExp |
 
 /** Space, or markdown emphasis, between the words of a phrase. */
 const _ = "[\\s*_`~'\"]+";
-/** Words a phrase allows between two of its words, lazily. */
-const gap = (n: number) => `(?:[\\w'\\u2019-]+[\\s*_\`~'",]+){0,${n}}?`;
+/**
+ * Words a phrase allows between two of its words, lazily. A word is letters and digits (an apostrophe or
+ * hyphen only inside), so it shares no character with the space after it: a run of `_` or quotes can be
+ * read one way only, and the expression stays linear.
+ */
+const gap = (n: number) => `(?:[a-z0-9]+(?:['\\u2019-][a-z0-9]+)*[\\s*_\`~'",]+){0,${n}}?`;
 
 /** Orders to drop what the model was told: "ignore all previous instructions", 忽略之前的指令. High alone. */
 export const OVERRIDE = phrase(
@@ -139,7 +143,9 @@ export const PARAMETER_CHANNEL = phrase(
 
 /** Where data goes out: a URL, an e-mail address, or a bare domain. */
 const URL_SOURCE = String.raw`https?:\/\/[^\s'"<>)\]}\uff0c\u3002]*[^\s'"<>)\]}\uff0c\u3002.,;:!?]`;
-const EMAIL_SOURCE = String.raw`[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b`;
+// Bounded parts, and an address starts where a run of its characters starts: a long run without `@`
+// is read once, not once per character (which made a 20,000-character run cost 0.3 s).
+const EMAIL_SOURCE = String.raw`(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,8}\.[a-z]{2,24}\b`;
 const DOMAIN_SOURCE = String.raw`(?:[a-z0-9-]+\.)+(?:com|net|org|io|xyz|ru|cn|top|site|app|dev|info|biz|co|me|tk|sh|cc)\b(?:\/\S*)?`;
 const PLACE_SOURCE = `(?:${URL_SOURCE}|${EMAIL_SOURCE}|${DOMAIN_SOURCE})`;
 export const URL = new RegExp(URL_SOURCE, "gi");

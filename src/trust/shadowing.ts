@@ -53,13 +53,20 @@ function indexOf(names: CatalogNames): NameIndex {
   return index;
 }
 
-/** The sentence around `[start, end)`. */
+/** How far a sentence reaches either side of a name, in characters: a text without full stops ends here. */
+const SENTENCE_REACH_CHARS = 300;
+/** Mentions read for an order before a text is judged on what was found: a flood of names costs no more. */
+const MAX_MENTIONS = 32;
+
+/** The sentence around `[start, end)`, at most {@link SENTENCE_REACH_CHARS} either side. */
 function sentenceAround(text: string, start: number, end: number): string {
   let from = start;
-  while (from > 0 && !SENTENCE_END.test(text[from - 1]!)) from -= 1;
+  const fromLimit = Math.max(0, start - SENTENCE_REACH_CHARS);
+  while (from > fromLimit && !SENTENCE_END.test(text[from - 1]!)) from -= 1;
   let to = end;
+  const toLimit = Math.min(text.length, end + SENTENCE_REACH_CHARS);
   // A dot inside a name or a URL does not end the sentence; one followed by a space does.
-  while (to < text.length && !(SENTENCE_END.test(text[to]!) && !/[\w/]/.test(text[to + 1] ?? " "))) to += 1;
+  while (to < toLimit && !(SENTENCE_END.test(text[to]!) && !/[\w/]/.test(text[to + 1] ?? " "))) to += 1;
   return text.slice(from, to);
 }
 
@@ -75,6 +82,8 @@ export function shadowingIn(
 ): { severity: Severity; detail: string } | undefined {
   const index = indexOf(names);
   let found: { severity: Severity; detail: string } | undefined;
+  let tag: string | undefined | null = null;
+  let mentions = 0;
   for (const match of text.matchAll(WORD)) {
     const word = match[0].replace(/^[.-]+|[.-]+$/g, "");
     if (word.length < 3) continue;
@@ -91,13 +100,14 @@ export function shadowingIn(
     if (!named && other !== undefined && other !== server && SERVER_NOUN.test(text.slice(end, end + 12)))
       named = `the server ${quote(other)}`;
     if (!named) continue;
+    if (++mentions > MAX_MENTIONS) break;
     const sentence = sentenceAround(text, start, end);
     const han = HAN.test(sentence);
     const order =
       findPhrase(ORDER, sentence, han) ??
       findPhrase(CONDITION, sentence, han) ??
       findPhrase(SINK, sentence, han);
-    const tag = findPhrase(TAG_BLOCK, text, HAN.test(text));
+    if (tag === null) tag = findPhrase(TAG_BLOCK, text, HAN.test(text));
     if (order || tag) return { severity: "high", detail: `orders about ${named}: ${quote(sentence)}` };
     found ??= { severity: "medium", detail: `names ${named}` };
   }

@@ -256,3 +256,28 @@ describe("scanCatalog", () => {
     ]);
   });
 });
+
+describe("adversarial text", () => {
+  // Each of these took from a third of a second to forever before the expressions were made linear
+  // (words and the spaces between them sharing `_` and quotes; an address's unbounded local part; a
+  // sentence looked for from every mention). A regression shows as this test's timeout.
+  it.each([
+    ["a run of underscores after an override verb", `ignore ${"_".repeat(20_000)}`],
+    ["a run of quotes", `do not tell ${"'".repeat(20_000)}`],
+    ["a long run an address could start with", "a".repeat(50_000)],
+    ["dotted runs", `send ${"a.".repeat(25_000)}`],
+  ])("reads %s in one pass", (_, text) => {
+    expect(scanTool({ server: "s", name: "t", description: text })).toEqual([
+      expect.objectContaining({ kind: "oversized" }),
+    ]);
+  });
+
+  it("reads a flood of another server's names without reading every sentence again", () => {
+    const text = "a_b ".repeat(25_000);
+    const others = catalogNames([{ server: "other", name: "a_b" }]);
+    expect(kinds(scanText("s", text, "instructions", others))).toEqual([
+      "oversized/high",
+      "shadowing/medium",
+    ]);
+  });
+});
