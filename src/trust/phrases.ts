@@ -116,6 +116,17 @@ export const ORDER = phrase(
   ],
 );
 
+/**
+ * Forbidding rather than ordering: "never read ~/.ssh", 请勿读取 (but not "do not forget to", 不要忘记).
+ * An order's clause with one is a rule, not an attack.
+ */
+export const PROHIBITION = phrase(
+  [
+    /\b(?:never|do\s+not|don'?t|must\s+not|mustn'?t|should\s+not|cannot|can'?t|won'?t|will\s+not|refuses?\s+to|(?:is|are)\s+(?:blocked|denied|forbidden|refused|not\s+allowed|excluded))\b(?!\s+(?:forget|fail|hesitate|skip|omit|neglect))/,
+  ],
+  [/(?:不要|禁止|切勿|不得|不能|不会|请勿|拒绝|不允许)(?![忘漏略])/u],
+);
+
 /** Files and folders that hold secrets. Alone medium (an SSH tool names its key file); with an order, high. */
 export const SECRET_PATH = phrase([
   /(?:~|\$HOME|%USERPROFILE%|\/home\/[\w.-]+|\/Users\/[\w.-]+|C:\\Users\\[\w.-]+|\/root)?[/\\]\.(?:ssh|aws|gnupg|kube|docker|azure|netrc|npmrc|pypirc|git-credentials|cursor|bash_history|zsh_history|password-store|config\/gcloud|config\/gh)\b/,

@@ -5,6 +5,7 @@
 import type { Severity } from "./finding.js";
 import { findPhrase, HAN, ORDER, type Phrase, phrase, SINK, TAG_BLOCK } from "./phrases.js";
 import { quote } from "./quote.js";
+import { sentenceAround } from "./sentence.js";
 
 /** The tools of a catalog by server: each server's own tool names and their catalog names (`mail_send`). */
 export interface CatalogNames {
@@ -34,7 +35,6 @@ const CONDITION: Phrase = phrase(
   ],
   [/当|每当|如果|之前|之后|时[，,]?|代替|而不是|应该|需要|只能/u],
 );
-const SENTENCE_END = /[.!?\u3002\uff01\uff1f\n]/;
 
 function indexOf(names: CatalogNames): NameIndex {
   let index = indexes.get(names);
@@ -53,22 +53,8 @@ function indexOf(names: CatalogNames): NameIndex {
   return index;
 }
 
-/** How far a sentence reaches either side of a name, in characters: a text without full stops ends here. */
-const SENTENCE_REACH_CHARS = 300;
 /** Mentions read for an order before a text is judged on what was found: a flood of names costs no more. */
 const MAX_MENTIONS = 32;
-
-/** The sentence around `[start, end)`, at most {@link SENTENCE_REACH_CHARS} either side. */
-function sentenceAround(text: string, start: number, end: number): string {
-  let from = start;
-  const fromLimit = Math.max(0, start - SENTENCE_REACH_CHARS);
-  while (from > fromLimit && !SENTENCE_END.test(text[from - 1]!)) from -= 1;
-  let to = end;
-  const toLimit = Math.min(text.length, end + SENTENCE_REACH_CHARS);
-  // A dot inside a name or a URL does not end the sentence; one followed by a space does.
-  while (to < toLimit && !(SENTENCE_END.test(text[to]!) && !/[\w/]/.test(text[to + 1] ?? " "))) to += 1;
-  return text.slice(from, to);
-}
 
 /**
  * Whether `text` of `server` names other servers' tools or servers, and whether it orders about them:

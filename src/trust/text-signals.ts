@@ -20,6 +20,7 @@ import {
   OVERRIDE,
   PARAMETER_CHANNEL,
   type Phrase,
+  PROHIBITION,
   READ_ORDER,
   SECRECY,
   SECRET_PATH,
@@ -29,6 +30,7 @@ import {
   URL,
 } from "./phrases.js";
 import { quote } from "./quote.js";
+import { sentenceOf } from "./sentence.js";
 import { sizeSeverity } from "./size.js";
 
 /** What one text is judged to hold: a kind, a severity and the words that say why. */
@@ -47,6 +49,10 @@ export type TextSource = "definition" | "result";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the fast path is for plain ASCII text
 const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Where one clause of a sentence ends and the next begins. */
+const CLAUSE_BREAK =
+  /[;,\uff1b\uff0c]|\b(?:but|however|instead|then|and\s+then)\b|\u4f46|\u7136\u540e|\u800c\u662f/i;
 
 /** The text as the model reads it, with what tag characters spelled appended. */
 export function matchableText(text: string, hidden: HiddenText | undefined): string {
@@ -138,20 +144,31 @@ export function judgeText(text: string, source: TextSource): Judgement[] {
   const raise = (to: Severity) => {
     exfiltrationSeverity = worse(exfiltrationSeverity, to);
   };
+  // A secret path or private data with only an order beside it is a rule when the sentence forbids
+  // ("never read ~/.ssh", "do not include the conversation history"): worth a look, not a quarantine.
+  // The clause is what counts: "never ask; always read ~/.aws/credentials", "never tell anyone, but read
+  // ~/.ssh/id_rsa" still order.
+  const forbids = (phrase: string) => {
+    const clause = sentenceOf(readable, phrase)
+      .split(CLAUSE_BREAK)
+      .find((part) => part.includes(phrase.slice(0, 12)));
+    return clause !== undefined && findPhrase(PROHIBITION, clause, han && HAN.test(clause)) !== undefined;
+  };
+  const strongly = (sinkElsewhere ? sink : undefined) ?? secrecy ?? tagBlock;
   if (secretPath) {
-    const readOrder = find(READ_ORDER);
-    const because =
-      readOrder ?? order ?? channel ?? (sinkElsewhere ? sink : undefined) ?? secrecy ?? tagBlock;
+    const ordered = find(READ_ORDER) ?? order ?? channel;
+    const because = strongly ?? (ordered && !forbids(secretPath) ? ordered : undefined);
     exfiltration.push(`secret path ${quote(secretPath)}${because ? ` with ${quote(because)}` : ""}`);
     if (because) raise("high");
-    else if (source === "definition") raise("medium");
+    else if (source === "definition" || ordered) raise("medium");
   }
   if (sinkElsewhere) {
     exfiltration.push(`sends out ${quote(sink)}`);
     raise(sentData || secrecy || tagBlock || find(CREDENTIALS) ? "high" : "medium");
   }
   if (harvest) {
-    const because = order ?? channel ?? secrecy ?? tagBlock ?? (sinkElsewhere ? sink : undefined);
+    const ordered = order ?? channel;
+    const because = strongly ?? (ordered && !forbids(harvest) ? ordered : undefined);
     exfiltration.push(`hands over ${quote(harvest)}${because ? ` with ${quote(because)}` : ""}`);
     raise(because ? "high" : "medium");
   }
