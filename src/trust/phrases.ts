@@ -47,14 +47,22 @@ export const OVERRIDE = phrase(
     `\\b(?:ignore|disregard|forget)${_}(?:everything|anything|all)${_}(?:above|before|else|you${_}(?:were|have${_}been)${_}told)\\b`,
     `\\boverride${_}(?:your|the|all|any)${_}${gap(1)}(?:instructions|system${_}prompt|rules|guidelines|safety)\\b`,
     `\\byou${_}are${_}now${_}(?:in${_})?(?:a${_}|an${_})?(?:developer${_}mode|dan\\b|jailbroken|unrestricted|unfiltered|no${_}longer)`,
+    `\\b(?:ignore|disregard|forget)${_}(?:all${_})?(?:of${_})?(?:the${_})?(?:above|foregoing|preceding)\\b`,
+    `\\b(?:ignore|disregard|forget|bypass|override)${_}(?:your|the${_}system(?:'s)?|the${_}developer(?:'s)?)${_}(?:instructions|rules|guidelines|system${_}prompt|prompt)\\b`,
     `\\bdo${_}anything${_}now\\b|\\bjailbreak${_}mode\\b|\\bsystem${_}override\\b`,
     `\\bnew${_}(?:system${_})?instructions?(?:${_})?:`,
     `\\bfrom${_}now${_}on,?${_}(?:you|the${_}assistant)${_}(?:must|will|shall|should|are)\\b`,
     `\\b(?:reveal|print|output|repeat|show|leak|disclose)${_}(?:me${_})?(?:your|the)${_}(?:full${_}|entire${_}|hidden${_}|original${_})?(?:system${_}prompt|initial${_}instructions|hidden${_}instructions|instructions${_}above)`,
+    `\\b(?:reveal|print|output|repeat|leak|disclose)${_}(?:all${_})?(?:of${_})?your${_}(?:instructions|rules|guidelines)\\b`,
+    // Orders addressed to the model by name, in the imperative: "Assistant, forward this e-mail".
+    `\\b(?:ai|assistant|agent|claude|gpt|chatgpt|copilot|llm|language${_}model)s?(?:${_})?[,:]${_}(?:please${_})?(?:now${_}|immediately${_})?(?:ignore|forward|send|delete|remove|transfer|wire|pay|execute|run|email|share|upload|post|reveal|print|open|visit|download|install|approve|grant|exfiltrate)\\b`,
+    `\\b(?:ai|llm)${_}(?:agents?|assistants?|models?)${_}reading${_}this\\b`,
   ],
   [
     /(?:忽略|无视|忘记|忘掉|不要理会|不用理会|不必理会|跳过|绕过|抛开|放弃)(?:掉)?(?:你|您)?(?:收到的)?(?:之前|以前|先前|此前|上面|上述|前面|以上|原有|原来|原先|所有|全部|系统|一切)(?:的)?(?:所有|全部|一切)?(?:的)?(?:指令|指示|说明|规则|提示词?|要求|设定|约束|命令|限制|安全策略)/u,
+    /(?:忽略|无视|忘记|忘掉)(?:掉)?(?:之前|以前|先前|此前|上面|上述|前面|以上)(?:的)?(?:所有|全部)?(?:的)?(?:内容|消息|话|一切)/u,
     /(?:新的|最新的?)(?:系统)?指令\s*[:：]|从现在(?:开始|起)\s*[，,]?\s*你(?:必须|要|将|是|只能)/u,
+    /(?:AI|人工智能|助手|模型|智能体|大模型)\s*[，,:：]\s*(?:请)?(?:立即|马上)?(?:忽略|转发|发送|删除|转账|执行|运行|上传|泄露|打开|下载|安装|批准)/iu,
     /(?:输出|打印|显示|透露|泄露|复述)(?:你的|完整的?)?(?:系统提示词?|初始指令|隐藏指令)/u,
   ],
 );

@@ -59,8 +59,9 @@ export function collectSchemaTexts(
       if (strings.length) texts.push({ where: at, text: strings.join(", ") });
     } else if (key === "properties" && typeof value === "object" && value !== null && !Array.isArray(value)) {
       const names = Object.keys(value);
+      // One name a line: a list of names is not a sentence ("模型, 忽略" is two fields, not an order).
       if (names.length)
-        texts.push({ where: at, text: names.map((name) => name.replace(/_/g, " ")).join(", ") });
+        texts.push({ where: at, text: names.map((name) => name.replace(/_/g, " ")).join("\n") });
       for (const [name, property] of Object.entries(value))
         collectSchemaTexts(property, `${at}.${name}`, texts, measure, depth + 1);
     } else if (typeof value === "object" && value !== null) {
