@@ -88,8 +88,9 @@ function hiddenJudgement(hidden: HiddenText): Judgement {
 function places(text: string): { urls: string[]; emails: string[] } {
   const keep = (found: string) => !EXAMPLE_HOST.test(found);
   return {
-    urls: [...text.matchAll(URL)].map((match) => match[0]).filter(keep),
-    emails: [...text.matchAll(EMAIL)].map((match) => match[0]).filter(keep),
+    // Most texts have neither: a substring test is cheaper than either expression.
+    urls: text.includes("://") ? [...text.matchAll(URL)].map((match) => match[0]).filter(keep) : [],
+    emails: text.includes("@") ? [...text.matchAll(EMAIL)].map((match) => match[0]).filter(keep) : [],
   };
 }
 
