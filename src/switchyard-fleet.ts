@@ -65,7 +65,10 @@ export function buildFleet(
     onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
     onResourcesChanged: (server, resources, templates) =>
       lists.setServerResources(server, resources, templates),
-    onPromptsChanged: (server, prompts) => lists.setServerPrompts(server, prompts),
+    onPromptsChanged: (server, prompts) => {
+      trust.reviewPrompts(server, prompts);
+      lists.setServerPrompts(server, prompts);
+    },
     onResourceUpdated: (server, uri) => on.resourceUpdated(server, uri),
     requests: withForwardedSampling(
       options,
@@ -108,6 +111,7 @@ export function buildFleet(
         trust.reviewInstructions(connection.name, connection.instructions);
         const { resources, resourceTemplates, prompts } = connection.lists;
         lists.setServerResources(connection.name, resources, resourceTemplates);
+        trust.reviewPrompts(connection.name, prompts);
         lists.setServerPrompts(connection.name, prompts);
         lists.setServerListed(connection.name, true);
       }

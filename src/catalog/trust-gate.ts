@@ -49,6 +49,8 @@ export class TrustGate {
   readonly #reviews = new Map<string, ServerReview>();
   /** server → what its `instructions` were found to hold. */
   readonly #instructions = new Map<string, Finding[]>();
+  /** server → what its prompts' texts were found to hold. */
+  readonly #prompts = new Map<string, Finding[]>();
 
   constructor(options: TrustGateOptions) {
     this.#options = options;
@@ -159,15 +161,52 @@ export class TrustGate {
    * model may be given them: not with a high finding, unless `security.onFinding` only warns.
    */
   reviewInstructions(server: string, text: string | undefined): boolean {
-    const before = this.#instructions.get(server) ?? [];
-    const findings =
-      this.enabled && text ? scanText(server, text, "instructions", this.#otherNames(server)) : [];
-    this.#instructions.set(server, findings);
+    this.#reviewTexts(this.#instructions, server, text ? [{ where: "instructions", text }] : []);
+    return !this.withholdsInstructions(server);
+  }
+
+  /**
+   * Scan a server's prompts (their descriptions and arguments' descriptions): reported, never held —
+   * a prompt is run only when a person picks it, and its messages reach a model stripped of hidden text.
+   */
+  reviewPrompts(
+    server: string,
+    prompts: readonly {
+      name: string;
+      description?: string | undefined;
+      arguments?: readonly { name: string; description?: string | undefined }[] | undefined;
+    }[],
+  ): void {
+    this.#reviewTexts(
+      this.#prompts,
+      server,
+      prompts.flatMap((prompt) => [
+        ...(prompt.description ? [{ where: `prompt:${prompt.name}`, text: prompt.description }] : []),
+        ...(prompt.arguments ?? []).flatMap((argument) =>
+          argument.description
+            ? [{ where: `prompt:${prompt.name}.${argument.name}`, text: argument.description }]
+            : [],
+        ),
+      ]),
+    );
+  }
+
+  /** Scan a server's texts of one kind, keep what was found, and tell the listener when it changed. */
+  #reviewTexts(
+    kept: Map<string, Finding[]>,
+    server: string,
+    texts: readonly { where: string; text: string }[],
+  ): void {
+    const before = kept.get(server) ?? [];
+    const others = this.#otherNames(server);
+    const findings = this.enabled
+      ? texts.flatMap(({ where, text }) => scanText(server, text, where, others))
+      : [];
+    kept.set(server, findings);
     if (JSON.stringify(before) !== JSON.stringify(findings))
       this.#options.onFindings?.(server, this.findings(server), [
         ...(this.#reviews.get(server)?.quarantined.keys() ?? []),
       ]);
-    return !this.withholdsInstructions(server);
   }
 
   /** Whether a server's instructions are kept from the model for a high finding (quarantine mode). */
@@ -183,14 +222,16 @@ export class TrustGate {
     return this.#reviews.get(server)?.quarantined.get(tool);
   }
 
-  /** Every current finding about the tools listed, by server (the order they were reviewed in). */
+  /** Every current finding about the tools, instructions and prompts listed, by server. */
   findings(server?: string): Finding[] {
     const of = (name: string) => [
       ...(this.#instructions.get(name) ?? []),
       ...(this.#reviews.get(name)?.findings ?? []),
+      ...(this.#prompts.get(name) ?? []),
     ];
     if (server !== undefined) return of(server);
-    return [...new Set([...this.#instructions.keys(), ...this.#reviews.keys()])].flatMap(of);
+    const servers = new Set([...this.#instructions.keys(), ...this.#reviews.keys(), ...this.#prompts.keys()]);
+    return [...servers].flatMap(of);
   }
 
   /**
