@@ -2,6 +2,8 @@ import type { Prompt, PromptArgument, Resource, ResourceTemplateType } from "@mo
 import { DEFAULT_MAX_SUGGESTIONS } from "../config/defaults.js";
 import type { ServerConfig } from "../config/schema.js";
 import { closestNames } from "../errors.js";
+import { withoutHidden } from "../trust/clean.js";
+import { stripHidden } from "../trust/hidden-text.js";
 import { assignToolName } from "./naming.js";
 
 /** One resource of one server: a URI may be listed by two servers, so an entry is (server, uri). */
@@ -290,8 +292,9 @@ export class ResourceCatalog {
 
 function toResource(server: string, resource: Resource): ResourceEntry {
   const entry: ResourceEntry = { server, uri: resource.uri, name: resource.name };
-  if (resource.title !== undefined) entry.title = resource.title;
-  if (resource.description !== undefined) entry.description = resource.description;
+  // Shown to hosts' models (the gateway's listings): no hidden or control characters.
+  if (resource.title !== undefined) entry.title = stripHidden(resource.title);
+  if (resource.description !== undefined) entry.description = stripHidden(resource.description);
   if (resource.mimeType !== undefined) entry.mimeType = resource.mimeType;
   if (resource.size !== undefined) entry.size = resource.size;
   return entry;
@@ -299,8 +302,8 @@ function toResource(server: string, resource: Resource): ResourceEntry {
 
 function toTemplate(server: string, template: ResourceTemplateType): ResourceTemplateEntry {
   const entry: ResourceTemplateEntry = { server, uriTemplate: template.uriTemplate, name: template.name };
-  if (template.title !== undefined) entry.title = template.title;
-  if (template.description !== undefined) entry.description = template.description;
+  if (template.title !== undefined) entry.title = stripHidden(template.title);
+  if (template.description !== undefined) entry.description = stripHidden(template.description);
   if (template.mimeType !== undefined) entry.mimeType = template.mimeType;
   return entry;
 }
@@ -310,10 +313,10 @@ function toPrompt(name: string, server: string, prompt: Prompt): PromptEntry {
     name,
     server,
     prompt: prompt.name,
-    description: prompt.description ?? "",
-    arguments: prompt.arguments ?? [],
+    description: stripHidden(prompt.description ?? ""),
+    arguments: withoutHidden(prompt.arguments ?? []),
   };
-  if (prompt.title !== undefined) entry.title = prompt.title;
+  if (prompt.title !== undefined) entry.title = stripHidden(prompt.title);
   return entry;
 }
 
