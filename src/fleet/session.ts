@@ -291,8 +291,10 @@ export class ServerSession {
       // it short would only fail the connect; and on stdio with "auto" the probe's watch cuts it short
       // instead of the SDK, whose fallback (`initialize` on the same connection) it replaces.
       versionNegotiation: { mode, probe: { timeoutMs: this.#config.connectTimeoutMs } },
-      // Tools: our own handler (below), so that a call knows a new listing is on its way.
+      // Tools: told at once (no debounce) and listed by us, so that a call knows a new listing is on its
+      // way; the SDK still subscribes to the changes (2026-07-28's subscriptions/listen).
       listChanged: {
+        tools: { autoRefresh: false, debounceMs: 0, onChanged: () => this.#toolsChanged() },
         resources: { onChanged: (error, resources) => void this.#resourcesChanged(error, resources) },
         prompts: { onChanged: (error, prompts) => this.#hooks.onPromptsChanged?.(error, prompts) },
       },
@@ -308,7 +310,6 @@ export class ServerSession {
         text,
       );
     });
-    client.setNotificationHandler("notifications/tools/list_changed", () => this.#toolsChanged());
     client.setNotificationHandler("notifications/resources/updated", ({ params }) =>
       this.#hooks.onResourceUpdated?.(params.uri),
     );

@@ -121,6 +121,16 @@ describe("pins and drift", () => {
     });
   });
 
+  it("hears tools/list_changed on 2026-07-28 too (subscriptions/listen), and lists the new tool", async () => {
+    const { yard } = await connect({ command: NODE, args: [`${ROOT}test/fixtures/resource-server.mjs`] });
+    expect(yard.servers()[0]?.protocolVersion).toBe("2026-07-28");
+    await yard.callTool("mail_add_tool", { name: "fresh" });
+    for (let i = 0; i < 250 && !names(yard).includes("mail_fresh"); i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(names(yard)).toContain("mail_fresh");
+    expect((await yard.callTool("mail_fresh", {})).text).toBe("fresh called");
+  });
+
   it("keeps pins across runs in the store: a flipped safety hint at the next start is quarantined at once", async () => {
     const { dir, write, server } = shifty({ tools: [SEND_MAIL] });
     const store = await openStore({ path: path.join(dir, "store.db") });
