@@ -114,7 +114,9 @@ describe("packaging", () => {
         visit(path.resolve(path.dirname(file), spec!));
     };
     visit(path.join(ROOT, "dist/index.js"));
-    expect(loaded.size).toBeLessThan(15);
+    // 15: the root shares the trust scans' chunks with the switchyard/trust entry (its catalog scans
+    // every listing), which splits them off as chunks of their own.
+    expect(loaded.size).toBeLessThanOrEqual(15);
     for (const file of loaded) {
       const source = readFileSync(file, "utf8");
       // The testing kit (ScriptedModel), the CLI (commander) and the example servers stay out.
