@@ -19,15 +19,32 @@ export function errorJson(code: string, message: string): { error: { code: strin
   return { error: { code, message } };
 }
 
+// Control characters a terminal acts on: C0 but tab and newline (ESC starts CSI and OSC sequences — a
+// clipboard write, a new title, a cleared screen; CR rewrites the line), DEL, C1, and the bidi controls
+// that reorder what is shown. Servers' text reaches the terminal through results, tables and errors.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it escapes
+const TERMINAL_CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text as a terminal may print it: every control character it would act on written out as an escape
+ * (`\x1b`, `\u202e`), so what a server said is seen, never obeyed. JSON output needs none of it.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
+  });
+}
+
 export function createOutput(json: boolean): Output {
   const data = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   return {
     json,
-    result: (text) => process.stdout.write(`${text}\n`),
+    result: (text) => process.stdout.write(`${terminalSafe(text)}\n`),
     data,
-    note: (text) => process.stderr.write(`${text}\n`),
+    note: (text) => process.stderr.write(`${terminalSafe(text)}\n`),
     failed: (code, message) => {
-      process.stderr.write(`switchyard: ${message}\n`);
+      process.stderr.write(`switchyard: ${terminalSafe(message)}\n`);
       if (json) data(errorJson(code, message));
     },
   };
