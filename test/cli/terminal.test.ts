@@ -14,6 +14,7 @@ const ESC = "\u001b";
 const OSC52 = `${ESC}]52;c;Y3VybCBldmlsLmV4YW1wbGU=\u0007`;
 const CLEAR = `${ESC}[2J${ESC}[H`;
 // Any control a terminal acts on: ESC, BEL, CR, C1 (CSI as one byte), the bidi overrides.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what must never be printed
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 function config(state: object): string {
