@@ -249,6 +249,10 @@ function program(): Command {
       ).choices(["all", "search"]),
     )
     .option("--print-config", "print the hosts' config snippets for this gateway and exit")
+    .option(
+      "--allow-unauthenticated",
+      "serve a non-loopback --host without gateway.auth (refused otherwise): when a proxy decides who gets in",
+    )
     .action(
       run((ctx, flags: ServeFlags) => {
         const { traceWire } = cli.opts<GlobalOptions>();

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,7 +32,36 @@ describe("switchyard serve", () => {
     const host = serve("--stdio", "--host", "0.0.0.0");
     expect(host.status).toBe(2);
     expect(host.stderr).toContain("--host goes with --http");
+    // Every address, no gateway.auth: refused before anything starts (issue 26, item 7).
+    const open = serve("--http", "0", "--host", "0.0.0.0");
+    expect(open.status).toBe(2);
+    expect(open.stderr).toMatch(
+      /0\.0\.0\.0, which is not a loopback address, with no gateway\.auth.*--allow-unauthenticated/,
+    );
   });
+
+  it("serves a non-loopback address without gateway.auth only when told --allow-unauthenticated, and warns", async () => {
+    const child = spawn(
+      NODE,
+      [CLI, "--config", file, "serve", "--http", "0", "--host", "0.0.0.0", "--allow-unauthenticated"],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    try {
+      for (let i = 0; i < 300 && !stderr.includes("serving"); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(stderr).toMatch(
+        /warning: 0\.0\.0\.0 is not a loopback address and the config has no gateway\.auth/,
+      );
+      expect(stderr).toMatch(/serving \d+ tools/);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("close", resolve));
+    }
+  }, 60_000);
 
   it("--print-config prints the hosts' snippets: node, the CLI and the config file by absolute path", () => {
     const run = serve("--stdio", "--print-config");

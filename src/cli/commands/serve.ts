@@ -21,6 +21,8 @@ export interface ServeFlags {
   host?: string;
   mode?: string;
   printConfig?: boolean;
+  /** Serve a non-loopback address without `gateway.auth` (refused otherwise). */
+  allowUnauthenticated?: boolean;
   /** The global `--trace-wire <file|->`: every server's JSON-RPC messages, as for every command. */
   traceWire?: string;
 }
@@ -53,6 +55,14 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     );
   const config = ctx.loadConfig();
   const mode = parseMode(flags.mode ?? config.gateway?.mode);
+  const host = flags.host ?? config.gateway?.host ?? DEFAULT_GATEWAY_HOST;
+  // Anyone who reaches a non-loopback address may call every tool unless gateway.auth says who may:
+  // refused before anything starts, unless asked for in so many words.
+  if (http !== undefined && !config.gateway?.auth && !isLoopbackHost(host) && !flags.allowUnauthenticated)
+    throw new CliError(
+      `serve --http on ${host}, which is not a loopback address, with no gateway.auth in ${ctx.configFile()}: anyone who reaches it could call every tool. Set gateway.auth (tokens or oauth), listen on 127.0.0.1, or add --allow-unauthenticated if something in front of it (a proxy, a firewall) decides who gets in`,
+      EXIT_USAGE,
+    );
   const relay = new ClientRelay();
   const store = await ctx.store().catch((error) => {
     if (config.store !== undefined) throw error;
@@ -100,7 +110,6 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
   let closeListener: (() => Promise<void>) | undefined;
   try {
     if (http !== undefined) {
-      const host = flags.host ?? config.gateway?.host ?? DEFAULT_GATEWAY_HOST;
       const listener = await listenHttp(gateway, {
         port: http,
         host,
@@ -113,7 +122,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
       resourceUrl = listener.url;
       if (!auth && !isLoopbackHost(host))
         process.stderr.write(
-          `switchyard: warning: ${host} is not a loopback address and the config has no gateway.auth: anyone who reaches it may call every tool; set gateway.auth (tokens or oauth)\n`,
+          `switchyard: warning: ${host} is not a loopback address and the config has no gateway.auth (--allow-unauthenticated): anyone who reaches it may call every tool\n`,
         );
       process.stderr.write(
         `switchyard: serving ${yard.tools().length} tools (${mode} mode) at ${listener.url}\n`,
