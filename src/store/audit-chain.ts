@@ -25,6 +25,20 @@ export function chainEntry(head: AuditHead, entry: AuditEntry): StoredAuditRecor
   };
 }
 
+/**
+ * The chain's head as its row holds it.
+ * @throws SwitchyardError `STORE_ERROR` when the row is gone: nothing can be appended to, or verified
+ *   against, a chain whose end is unknown.
+ */
+export function headOfRow(row: { seq?: unknown; hash?: unknown } | undefined): AuditHead {
+  if (!row || row.seq === undefined || row.hash === undefined)
+    throw new SwitchyardError(
+      "STORE_ERROR",
+      "the audit log's head row (table audit_head) is missing: it was deleted or the database is damaged, so the chain's end is unknown and nothing can be appended or verified; restore the database from a backup",
+    );
+  return { seq: Number(row.seq), hash: String(row.hash) };
+}
+
 /** Refuses a malformed entry (`INVALID_INPUT`, saying what is wrong) before anything is appended. */
 export function checkEntry(entry: AuditEntry): void {
   const bad = (what: string) =>

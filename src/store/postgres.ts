@@ -11,7 +11,7 @@ import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
 import type { ToolPin } from "../trust/pins.js";
-import { chainEntry, checkEntry } from "./audit-chain.js";
+import { chainEntry, checkEntry, headOfRow } from "./audit-chain.js";
 import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
@@ -266,7 +266,7 @@ export class PostgresStore implements Store {
     return await this.#transaction(async (client) => {
       // The head row, locked until commit: appenders on every connection and replica wait their turn.
       const { rows } = await client.query(`${SQL.auditHead} FOR UPDATE`);
-      let head = { seq: Number(rows[0].seq), hash: String(rows[0].hash) };
+      let head = headOfRow(rows[0]);
       const written: StoredAuditRecord[] = [];
       for (const entry of entries) {
         const next = chainEntry(head, entry);
@@ -297,7 +297,7 @@ export class PostgresStore implements Store {
 
   async auditHead(): Promise<AuditHead> {
     const [row] = await this.#query("auditHead", []);
-    return { seq: Number(row!.seq), hash: String(row!.hash) };
+    return headOfRow(row);
   }
 
   close(): Promise<void> {

@@ -9,7 +9,7 @@ import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
 import type { ToolPin } from "../trust/pins.js";
-import { chainEntry } from "./audit-chain.js";
+import { chainEntry, headOfRow } from "./audit-chain.js";
 import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
@@ -123,8 +123,7 @@ export class SqliteStore implements Store {
   }
 
   #head(): AuditHead {
-    const row = this.#statement("auditHead").get() as Row;
-    return { seq: Number(row.seq), hash: String(row.hash) };
+    return headOfRow(this.#statement("auditHead").get() as Row | undefined);
   }
 
   #all(name: StatementName, ...values: unknown[]): Row[] {

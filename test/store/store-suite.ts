@@ -139,6 +139,21 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       return opened;
     };
 
+    it("says the audit log's head row is missing, on verify and on append, rather than failing obscurely", async () => {
+      const { store, exec } = await start();
+      await store.append(entry(1));
+      await exec("DELETE FROM audit_head");
+      const missing = /audit log's head row \(table audit_head\) is missing.*restore the database/;
+      await expect(verifyAudit(store)).rejects.toMatchObject({
+        code: "STORE_ERROR",
+        message: expect.stringMatching(missing),
+      });
+      await expect(store.append(entry(2))).rejects.toMatchObject({
+        code: "STORE_ERROR",
+        message: expect.stringMatching(missing),
+      });
+    });
+
     it("keeps tool pins (replaced by server and tool) and each server's latest findings, across connections", async () => {
       const { store, reopen } = await start();
       const definition = {
