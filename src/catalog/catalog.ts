@@ -128,25 +128,28 @@ export class Catalog {
    */
   load(toolsByServer: ReadonlyMap<string, readonly Tool[]>): void {
     const servers = [...toolsByServer.keys()].sort();
+    const named = new Map(servers.map((server) => [server, this.#named(server, toolsByServer.get(server)!)]));
+    // Every server's names known to the trust gate before any is reviewed: a name that looks like a
+    // later server's is seen in this one pass.
+    for (const server of servers) this.#trust?.know(server, reviewed(named.get(server)!));
     for (const server of servers) {
-      this.setServerTools(server, toolsByServer.get(server)!);
+      this.#place(server, named.get(server)!);
       this.setServerListed(server, true);
     }
-    // Reviewed again now that every server is known: a name that looks like a later server's is seen.
-    if (this.#trust?.enabled && servers.length > 1)
-      for (const server of servers) this.setServerTools(server, toolsByServer.get(server)!);
   }
 
   /** Replace one server's tools; unchanged tools keep their names, new ones get fresh names. */
   setServerTools(server: string, tools: readonly Tool[]): void {
+    this.#place(server, this.#named(server, tools));
+  }
+
+  /** A server's allowed tools, sorted, each with its catalog name (kept for the catalog's life). */
+  #named(server: string, tools: readonly Tool[]): Named[] {
     const rules = this.#rules.get(server);
     if (!rules) throw new Error(`unknown server ${server}`);
-    const before = this.#listedEntries(server);
-    for (const [name, entry] of this.#entries) if (entry.server === server) this.#entries.delete(name);
-
     const taken = new Set(this.#names.values());
     const kept = tools.filter((tool) => rules.allowed(tool.name)).sort((a, b) => compare(a.name, b.name));
-    const named = kept.map((tool) => {
+    return kept.map((tool) => {
       const key = `${server}\0${tool.name}`;
       let name = this.#names.get(key);
       if (name === undefined) {
@@ -157,10 +160,14 @@ export class Catalog {
       }
       return { name, tool };
     });
-    const quarantined = this.#trust?.review(
-      server,
-      named.map(({ name, tool }) => ({ name, definition: pinnedDefinition(tool) })),
-    );
+  }
+
+  /** Put a server's named tools in the catalog, after the trust gate's review, and tell the listeners. */
+  #place(server: string, named: readonly Named[]): void {
+    const rules = this.#rules.get(server)!;
+    const before = this.#listedEntries(server);
+    for (const [name, entry] of this.#entries) if (entry.server === server) this.#entries.delete(name);
+    const quarantined = this.#trust?.review(server, reviewed(named));
     for (const { name, tool } of named) {
       const entry = toEntry(name, server, tool, rules.descriptions[tool.name]);
       if (quarantined?.has(tool.name)) entry.quarantine = this.#trust!.quarantine(server, tool.name) ?? [];
@@ -250,6 +257,16 @@ export class Catalog {
     return best?.server;
   }
 }
+
+/** A server's tool and the catalog name it has. */
+interface Named {
+  name: string;
+  tool: Tool;
+}
+
+/** Named tools as the trust gate reads them. */
+const reviewed = (named: readonly Named[]) =>
+  named.map(({ name, tool }) => ({ name, definition: pinnedDefinition(tool) }));
 
 /** A tool as the model sees it: the config's description, else the server's, with no hidden text anywhere. */
 function toEntry(name: string, server: string, tool: Tool, override: string | undefined): CatalogEntry {

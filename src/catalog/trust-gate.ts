@@ -62,6 +62,11 @@ export class TrustGate {
     return this.#options.onFinding !== "off";
   }
 
+  /** Know what a server lists before it is reviewed (a catalog loading every server at once). */
+  know(server: string, tools: readonly ReviewedTool[]): void {
+    this.#listed.set(server, tools);
+  }
+
   /**
    * Review one server's tools as it lists them now: scans, drift against pins, names against the other
    * servers'. Returns the server tool names that are quarantined.
@@ -133,11 +138,12 @@ export class TrustGate {
 
   /** This server's tools whose names look like another server's (the odder, else the newer, is flagged). */
   #lookalikes(server: string): Finding[] {
-    const pinnedAt = (owner: string, tool: string) => this.#pins.get(owner)?.get(tool)?.pinnedAt ?? "";
+    const pinnedAt = (owner: string, tool: string) => this.#pins.get(owner)?.get(tool)?.pinnedAt ?? "\uffff";
     const everyone = [...this.#listed].flatMap(([owner, listed]) =>
       listed.map((tool) => ({ server: owner, name: tool.definition.name, catalogName: tool.name })),
     );
-    // Older pins first: of two look-alikes equally odd, the one seen later is the suspect.
+    // Older pins first, tools not pinned yet last: of two look-alikes equally odd, the one seen later is
+    // the suspect.
     everyone.sort((a, b) => pinnedAt(a.server, a.name).localeCompare(pinnedAt(b.server, b.name)));
     return lookalikes(everyone).filter((finding) => finding.server === server);
   }
