@@ -8,7 +8,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, Switchyard } from "switchyard";
+import { Agent, openStore, Switchyard } from "switchyard";
+import { ScriptedModel } from "switchyard/testing";
 import { REPO } from "../paths.js";
 import type { Row } from "../report.js";
 
@@ -211,15 +212,19 @@ async function instructions(dir: string, id: string, chars: number): Promise<Out
   });
   const yard = await Switchyard.connect({ mcpServers: { wiki: server.config } });
   try {
-    const given = yard.instructions();
+    // What the model is sent: one agent step, its system prompt read back from the scripted model.
+    const model = new ScriptedModel([{ content: "ok" }]);
+    await new Agent({ model, host: yard }).run("what can you look up?");
+    const system = String(model.requests[0]?.messages[0]?.content ?? "");
+    const given = system.includes('<server-instructions server="wiki">');
     const flood = yard
       .findings()
       .some((finding) => finding.kind === "oversized" && finding.severity === "high");
     return {
       id,
       label: `${chars.toLocaleString("en-US")} characters of instructions`,
-      caught: flood ? given.length === 0 : given[0]?.maxTokens === 1_000,
-      sent: given.length > 0,
+      caught: flood ? !given : given && system.includes("cut to 1,000 tokens") && system.length < chars,
+      sent: given,
       note: flood
         ? "a flood (oversized, high): not given to the model"
         : "given to the model labelled, cut to 1,000 tokens",
