@@ -1,5 +1,4 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { globMatcher } from "../catalog/glob.js";
 import { DEFAULT_POLICY_EFFECT, DEFAULT_POLICY_MODE } from "../config/defaults.js";
 import {
@@ -9,6 +8,7 @@ import {
   type ServerConfig,
 } from "../config/schema.js";
 import { SwitchyardError } from "../errors.js";
+import { type PathContext, type PathVerdict, pathUnder } from "./path-under.js";
 import { type PolicyEffect, PolicyEngine, type PolicyOptions, type TargetKind } from "./policy.js";
 
 // Rules are compiled once: globs → one RegExp, lists → Set, argument constraints → predicates.
@@ -20,6 +20,19 @@ export type PolicyRule = PolicyRuleConfig;
 export type ArgumentConstraint = NonNullable<PolicyRule["arguments"]>[string];
 
 export type Test = (value: string) => boolean;
+
+/**
+ * Whether an argument meets a constraint: yes, no, or why that cannot be told (an `under` path a
+ * server would resolve where Switchyard cannot follow), which refuses the request.
+ */
+export type ArgumentVerdict = PathVerdict;
+
+/** A constraint on one argument, compiled: the value, and where the request's server resolves paths. */
+export type ArgumentCheck = (value: unknown, where: PathContext) => ArgumentVerdict;
+
+/** What a policy needs to know of a server: its tags, and where it resolves relative paths. */
+export type PolicyServer = Pick<ServerConfig, "name" | "tags"> &
+  Partial<Pick<ServerConfig, "command" | "cwd" | "cwdGiven">>;
 
 /** A rule ready to be matched. */
 export interface CompiledRule {
@@ -37,7 +50,7 @@ export interface CompiledRule {
   roles?: ReadonlySet<string>;
   attributes?: ReadonlyArray<[string, ReadonlySet<string>]>;
   /** Conditions on arguments: the rule's match depends on the request, so a listing counts it as "maybe". */
-  arguments?: ReadonlyArray<[string, (value: unknown) => boolean]>;
+  arguments?: ReadonlyArray<[string, ArgumentCheck]>;
 }
 
 /**
@@ -47,7 +60,7 @@ export interface CompiledRule {
  */
 export function compilePolicy(
   section: PolicySection | undefined,
-  options: { code?: PolicyOptions; servers?: readonly Pick<ServerConfig, "name" | "tags">[] } = {},
+  options: { code?: PolicyOptions; servers?: readonly PolicyServer[] } = {},
 ): PolicyEngine | undefined {
   const code = options.code;
   if (!section && !code) return undefined;
@@ -58,7 +71,11 @@ export function compilePolicy(
     ...(section?.rules ?? []).map((rule, index) => compileRule(rule, `policy.rules[${index}]`)),
   ];
   const serverTags = new Map<string, Array<[Test, readonly string[]]>>();
+  const pathContexts = new Map<string, PathContext>();
   for (const server of options.servers ?? []) {
+    // Only a stdio server runs here, and only a cwd the entry gives is one a policy may rely on.
+    if (server.command !== undefined && server.cwdGiven === true && server.cwd !== undefined)
+      pathContexts.set(server.name, { server: server.name, cwd: server.cwd });
     const entries = Object.entries(server.tags ?? {});
     if (entries.length)
       serverTags.set(
@@ -72,6 +89,7 @@ export function compilePolicy(
     defaultEffect: code?.default ?? section?.default ?? DEFAULT_POLICY_EFFECT,
     ...(code?.decide ? { decide: code.decide } : {}),
     serverTags,
+    pathContext: (server) => pathContexts.get(server) ?? { server },
   });
 }
 
@@ -127,15 +145,15 @@ function nameTest(names: readonly string[]): Test {
   return (value) => exact.has(value) || glob(value);
 }
 
-function compileConstraint(constraint: ArgumentConstraint, at: string): (value: unknown) => boolean {
-  const checks: Array<(value: unknown) => boolean> = [];
+function compileConstraint(constraint: ArgumentConstraint, at: string): ArgumentCheck {
+  const checks: ArgumentCheck[] = [];
   if (constraint.under !== undefined) {
     const roots = (Array.isArray(constraint.under) ? constraint.under : [constraint.under]).map((root) => {
       if (!path.isAbsolute(root))
         throw invalidRule(`${at}.under`, `expected an absolute folder (got "${root}")`);
       return path.resolve(root);
     });
-    checks.push((value) => typeof value === "string" && roots.some((root) => isUnder(value, root)));
+    checks.push((value, where) => pathUnder(value, roots, where));
   }
   if (constraint.in !== undefined) {
     const allowed = new Set<unknown>(constraint.in);
@@ -155,37 +173,25 @@ function compileConstraint(constraint: ArgumentConstraint, at: string): (value: 
     checks.push((value) => typeof value === "string" && pattern.test(value));
   }
   if (!checks.length) throw invalidRule(at, 'expected "under", "in", "min"/"max" or "pattern"');
-  const all =
+  const all: ArgumentCheck =
     checks.length === 1
       ? checks[0]!
-      : (value: unknown) => {
-          for (const check of checks) if (!check(value)) return false;
-          return true;
+      : (value, where) => {
+          let verdict: ArgumentVerdict = true;
+          for (const check of checks) {
+            const one = check(value, where);
+            if (one === false) return false;
+            if (one !== true) verdict = one;
+          }
+          return verdict;
         };
-  return constraint.not === true ? (value) => !all(value) : all;
-}
-
-/**
- * Whether a path given to a tool stays under a root: `file://` URLs read as paths, relative paths
- * taken from the root, `.` and `..` resolved first (so `/data/../etc` is `/etc`). The check is on the
- * text (a symbolic link under the root that points out of it is the server's to refuse).
- */
-export function isUnder(value: string, root: string): boolean {
-  if (value.includes("\0")) return false;
-  let given = value;
-  if (/^file:/i.test(given)) {
-    try {
-      given = fileURLToPath(given);
-    } catch {
-      return false;
-    }
-  }
-  const resolved = path.resolve(root, given);
-  const relative = path.relative(root, resolved);
-  return (
-    relative === "" ||
-    (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-  );
+  // What cannot be told stays so when turned round: `not` never lets an unknown path through.
+  return constraint.not === true
+    ? (value, where) => {
+        const verdict = all(value, where);
+        return typeof verdict === "boolean" ? !verdict : verdict;
+      }
+    : all;
 }
 
 function invalidRule(where: string, expected: string): SwitchyardError {

@@ -1,6 +1,7 @@
 import { DEFAULT_POLICY_EFFECT, DEFAULT_POLICY_MODE } from "../config/defaults.js";
 import type { Identity } from "../telemetry/audit.js";
-import type { CompiledRule, PolicyRule, Test } from "./policy-rules.js";
+import type { PathContext } from "./path-under.js";
+import type { ArgumentVerdict, CompiledRule, PolicyRule, Test } from "./policy-rules.js";
 
 // One engine decides what an identity may do with every kind of request — a tool call, a resource
 // read or subscription, a prompt — and so what the listings show it: a thing is listed unless every
@@ -114,6 +115,7 @@ export class PolicyEngine {
   readonly #rules: CompiledRule[];
   readonly #decide: PolicyOptions["decide"];
   readonly #serverTags: Map<string, Array<[Test, readonly string[]]>>;
+  readonly #pathContext: (server: string) => PathContext;
   readonly #tags = new WeakMap<PolicyTarget, ReadonlySet<string>>();
   /** Per tool, the rules whose tool conditions it meets, by the roles and users they name. */
   readonly #byTool = new WeakMap<PolicyTarget, ToolRules>();
@@ -124,12 +126,15 @@ export class PolicyEngine {
     defaultEffect: PolicyEffect;
     decide?: PolicyOptions["decide"];
     serverTags: Map<string, Array<[Test, readonly string[]]>>;
+    /** Where a server resolves the paths it is given (its `cwd`, when known), for `under`. */
+    pathContext?: (server: string) => PathContext;
   }) {
     this.#rules = parts.rules;
     this.mode = parts.mode;
     this.defaultEffect = parts.defaultEffect;
     this.#decide = parts.decide;
     this.#serverTags = parts.serverTags;
+    this.#pathContext = parts.pathContext ?? ((server) => ({ server }));
   }
 
   /** The number of rules (code and config). */
@@ -203,16 +208,27 @@ export class PolicyEngine {
 
   #byRules(request: PolicyRequest): Decision {
     const args = request.arguments ?? {};
+    let where: PathContext | undefined;
+    // A rule whose arguments cannot be told apart (an `under` path the server resolves out of sight)
+    // refuses the request, whatever its effect: it is never taken as a match or a miss.
+    const argumentsOf = (rule: CompiledRule) =>
+      matchesArguments(rule, args, () => (where ??= this.#pathContext(request.tool.server)));
     if (this.mode === "first-match") {
       for (const rule of this.#candidates(request)) {
-        if (matchesIdentity(rule, request.identity) && matchesArguments(rule, args)) return decisionOf(rule);
+        if (!matchesIdentity(rule, request.identity)) continue;
+        const verdict = argumentsOf(rule);
+        if (verdict === true) return decisionOf(rule);
+        if (verdict !== false) return undecided(rule, verdict.unknown);
       }
       return this.#default();
     }
     let approve: CompiledRule | undefined;
     let allow: CompiledRule | undefined;
     for (const rule of this.#candidates(request)) {
-      if (!matchesIdentity(rule, request.identity) || !matchesArguments(rule, args)) continue;
+      if (!matchesIdentity(rule, request.identity)) continue;
+      const verdict = argumentsOf(rule);
+      if (verdict === false) continue;
+      if (verdict !== true) return undecided(rule, verdict.unknown);
       if (rule.effect === "deny") return decisionOf(rule);
       if (rule.effect === "approve") approve ??= rule;
       else allow ??= rule;
@@ -318,12 +334,29 @@ function matchesIdentity(rule: CompiledRule, identity: Identity): boolean {
   return true;
 }
 
-function matchesArguments(rule: CompiledRule, args: Readonly<Record<string, unknown>>): boolean {
+/** A rule's conditions on the arguments: all hold, one fails, or one cannot be told (and none fails). */
+function matchesArguments(
+  rule: CompiledRule,
+  args: Readonly<Record<string, unknown>>,
+  where: () => PathContext,
+): ArgumentVerdict {
   if (!rule.arguments) return true;
   const constraints = rule.arguments;
+  let verdict: ArgumentVerdict = true;
   for (let i = 0; i < constraints.length; i += 1) {
     const [key, holds] = constraints[i]!;
-    if (!holds(args[key])) return false;
+    const one = holds(args[key], where());
+    if (one === false) return false;
+    if (one !== true && verdict === true) verdict = { unknown: `argument ${key} ${one.unknown}` };
   }
-  return true;
+  return verdict;
+}
+
+/** A rule that cannot tell whether a request's arguments meet it: the request is refused, and why. */
+function undecided(rule: CompiledRule, why: string): Decision {
+  return {
+    effect: "deny",
+    rule: rule.name,
+    reason: why,
+  };
 }

@@ -57,6 +57,7 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
     args: entry.args ?? [],
     env: entry.env ?? {},
     cwd,
+    ...(entry.cwd !== undefined ? { cwdGiven: true } : {}),
     headers: entry.headers ?? {},
     namespace: entry.namespace ?? name,
     allow: entry.tools?.allow ?? [],

@@ -244,6 +244,8 @@ export interface ServerConfig {
   args: string[];
   env: Record<string, string>;
   cwd: string;
+  /** Whether the entry sets `cwd` (else it is the config's folder): only a given one resolves a policy's relative paths. */
+  cwdGiven?: boolean;
   url?: string;
   headers: Record<string, string>;
   /** OAuth 2.1 for a `url` server (the `oauth` key); absent: no authorization flow. */
