@@ -4,6 +4,7 @@ import type { ServerConfig } from "../config/schema.js";
 import { closestNames } from "../errors.js";
 import { withoutHidden } from "../trust/clean.js";
 import type { Finding } from "../trust/finding.js";
+import { type Contest, type NameClaim, settleContests } from "./contests.js";
 import { globMatcher } from "./glob.js";
 import { assignToolName, baseToolName } from "./naming.js";
 import { pinnedDefinition, type TrustGate } from "./trust-gate.js";
@@ -52,6 +53,8 @@ export interface CatalogChange {
 interface ServerRules {
   namespace: string | false;
   allowed: (tool: string) => boolean;
+  /** The config's `owns`: its tools that keep their name when another server's tool wants it too. */
+  owns: (tool: string) => boolean;
   descriptions: Record<string, string>;
 }
 
@@ -70,6 +73,8 @@ export class Catalog {
   readonly #names = new Map<string, string>();
   /** Servers whose tools are listed. */
   readonly #listed = new Set<string>();
+  /** Names tools of several servers wanted, settled by the config (no owner: withheld for the catalog's life). */
+  readonly #contests = new Map<string, Contest>();
   readonly #listeners = new Set<(change: CatalogChange) => void>();
   #version = 0;
 
@@ -114,9 +119,11 @@ export class Catalog {
     for (const server of servers) {
       const allow = globMatcher(server.allow);
       const deny = globMatcher(server.deny);
+      const owns = globMatcher(server.owns);
       this.#rules.set(server.name, {
         namespace: server.namespace,
         allowed: (tool) => (server.allow.length === 0 || allow(tool)) && !deny(tool),
+        owns: (tool) => server.owns.length > 0 && owns(tool),
         descriptions: server.descriptions,
       });
     }
@@ -128,6 +135,7 @@ export class Catalog {
    */
   load(toolsByServer: ReadonlyMap<string, readonly Tool[]>): void {
     const servers = [...toolsByServer.keys()].sort();
+    this.#settle(servers, toolsByServer);
     const named = new Map(servers.map((server) => [server, this.#named(server, toolsByServer.get(server)!)]));
     // Every server's names known to the trust gate before any is reviewed: a name that looks like a
     // later server's is seen in this one pass.
@@ -143,11 +151,38 @@ export class Catalog {
     this.#place(server, this.#named(server, tools));
   }
 
+  /**
+   * The names that tools of several servers being loaded want, none holding it yet: each goes where the
+   * config says, never to the server that sorts first (see contests.ts).
+   */
+  #settle(servers: readonly string[], toolsByServer: ReadonlyMap<string, readonly Tool[]>): void {
+    const held = new Set(this.#names.values());
+    const claims: NameClaim[] = [];
+    for (const server of servers) {
+      const rules = this.#rules.get(server);
+      if (!rules) continue;
+      for (const tool of toolsByServer.get(server)!) {
+        if (!rules.allowed(tool.name) || this.#names.has(`${server}\0${tool.name}`)) continue;
+        const base = baseToolName(rules.namespace, tool.name);
+        if (held.has(base) || this.#contests.has(base)) continue;
+        claims.push({
+          server,
+          tool: tool.name,
+          base,
+          owns: rules.owns(tool.name),
+          ownNamespace: rules.namespace === server,
+        });
+      }
+    }
+    for (const [name, contest] of settleContests(claims)) this.#contests.set(name, contest);
+  }
+
   /** A server's allowed tools, sorted, each with its catalog name (kept for the catalog's life). */
   #named(server: string, tools: readonly Tool[]): Named[] {
     const rules = this.#rules.get(server);
     if (!rules) throw new Error(`unknown server ${server}`);
     const taken = new Set(this.#names.values());
+    for (const contest of this.#contests.values()) if (contest.owner !== server) taken.add(contest.name);
     const kept = tools.filter((tool) => rules.allowed(tool.name)).sort((a, b) => compare(a.name, b.name));
     return kept.map((tool) => {
       const key = `${server}\0${tool.name}`;
@@ -181,6 +216,15 @@ export class Catalog {
     const base = baseToolName(namespace, tool);
     if (name === base || this.#warned.has(`${server}\0${tool}`)) return;
     this.#warned.add(`${server}\0${tool}`);
+    const contest = this.#contests.get(base);
+    if (contest) {
+      this.#onWarning(
+        contest.owner === undefined
+          ? `tool ${tool} of server ${server} is named ${name}: ${base} is withheld — ${contest.why}`
+          : `tool ${tool} of server ${server} is named ${name}: ${base} is server ${contest.owner}'s (${contest.why}); give this server a namespace of its own to choose the names`,
+      );
+      return;
+    }
     const holder = [...this.#names].find(([, given]) => given === base)?.[0].split("\0")[0];
     const why = namespace === false ? 'both servers use "namespace": false' : `both are named ${base}`;
     this.#onWarning(

@@ -63,6 +63,7 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
     allow: entry.tools?.allow ?? [],
     deny: entry.tools?.deny ?? [],
     descriptions: entry.descriptions ?? {},
+    owns: entry.owns ?? [],
     tags: Array.isArray(entry.tags) ? { "*": entry.tags } : (entry.tags ?? {}),
     timeoutMs: entry.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     connectTimeoutMs: entry.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,

@@ -130,27 +130,29 @@ describe("server log messages", () => {
 });
 
 describe("names that collide under namespace: false", () => {
-  it("are renamed with a warning, once, naming both servers and the names given", async () => {
+  it("go to neither server: each is renamed with a warning, once, naming both servers and the name given", async () => {
     const { logger, lines } = memoryLogger();
     const yard = await yardOf(
       { first: { ...raw(), namespace: false }, second: { ...raw(), namespace: false } },
       { logger },
     );
     const echoes = yard.tools().filter((tool) => tool.tool === "echo");
-    expect(echoes.map((tool) => tool.name)).toContain("echo");
-    const renamed = echoes.find((tool) => tool.name !== "echo")!;
+    expect(echoes).toHaveLength(2);
+    expect(echoes.map((tool) => tool.name)).not.toContain("echo");
     const warnings = lines()
       .filter(
         (line) => typeof line.msg === "string" && (line.msg as string).startsWith("tool echo of server"),
       )
       .map((line) => line.msg as string);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`is named ${renamed.name}`);
-    expect(warnings[0]).toMatch(/echo is taken by server (first|second)'s tool/);
-    expect(warnings[0]).toContain(renamed.server);
+    expect(warnings).toHaveLength(2);
+    for (const renamed of echoes) {
+      const warning = warnings.find((text) => text.includes(`of server ${renamed.server} `))!;
+      expect(warning).toContain(`is named ${renamed.name}`);
+      expect(warning).toContain("servers first and second both want it");
+    }
     // A restart lists the tools again: no second warning.
     await yard.reconnect({ failedOnly: false });
-    expect(lines().filter((line) => String(line.msg).startsWith("tool echo of server"))).toHaveLength(1);
+    expect(lines().filter((line) => String(line.msg).startsWith("tool echo of server"))).toHaveLength(2);
   });
 });
 

@@ -166,6 +166,11 @@ export const serverEntrySchema = z.object({
     )
     .optional(),
   descriptions: stringMap.optional(),
+  /**
+   * The server's tools (own names or globs) that keep their catalog name when another server's tool
+   * would get the same one (`namespace: false`, a shared namespace); without it such a name goes to no one.
+   */
+  owns: stringArray.optional(),
   /** Tags for policy rules (`policy.rules[n].tags`): for all the server's tools, or by tool glob. */
   tags: z
     .union([stringArray, z.record(z.string(), stringArray)], {
@@ -254,6 +259,8 @@ export interface ServerConfig {
   allow: string[];
   deny: string[];
   descriptions: Record<string, string>;
+  /** Tool globs whose names this server keeps when another server's tools want them (`owns`). */
+  owns: string[];
   /** Tags for policy rules, by tool glob (`"*"`: every tool of the server). */
   tags?: Record<string, string[]>;
   timeoutMs: number;
