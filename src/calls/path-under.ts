@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -90,27 +90,42 @@ function underRoot(readings: readonly string[], root: string): PathVerdict {
  * folder's real path and the rest; a dangling link followed to what it names.
  */
 function realPathOf(given: string, hops = 0): string | { unknown: string } {
+  let stat: Stats | undefined;
   try {
-    return realpathSync.native(given);
+    // No exception for a name not there: a path under a folder that does not exist yet walks up cheaply.
+    stat = lstatSync(given, { throwIfNoEntry: false });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR")
-      return { unknown: `where ${given} leads cannot be read here (${code ?? String(error)})` };
+    if ((error as NodeJS.ErrnoException).code !== "ENOTDIR") return unreadable(given, error);
+  }
+  if (stat) {
+    try {
+      return realpathSync.native(given);
+    } catch (error) {
+      // A dangling link is followed below, to what it names; anything else cannot be read here.
+      if (!stat.isSymbolicLink() || (error as NodeJS.ErrnoException).code !== "ENOENT")
+        return unreadable(given, error);
+    }
   }
   const parent = path.dirname(given);
   if (parent === given) return given;
   const realParent = realPathOf(parent, hops);
   if (typeof realParent !== "string") return realParent;
   const here = path.join(realParent, path.basename(given));
-  let link: string | undefined;
-  try {
-    if (lstatSync(here).isSymbolicLink()) link = readlinkSync(here);
-  } catch {
-    // Not there: a name the server may create in its folder.
-  }
-  if (link === undefined) return here;
+  if (!stat?.isSymbolicLink()) return here;
   if (hops >= MAX_LINK_HOPS) return { unknown: `${given} goes through more than ${MAX_LINK_HOPS} links` };
+  let link: string;
+  try {
+    link = readlinkSync(here);
+  } catch (error) {
+    return unreadable(given, error);
+  }
   return realPathOf(path.resolve(realParent, link), hops + 1);
+}
+
+function unreadable(given: string, error: unknown): { unknown: string } {
+  return {
+    unknown: `where ${given} leads cannot be read here (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+  };
 }
 
 /** Whether an absolute, resolved path is the folder or inside it. */
