@@ -27,8 +27,11 @@ export interface InterpolationContext {
   inputs?: Readonly<Record<string, string>>;
   /** The config's `inputs` section, by id. */
   declared?: ReadonlyMap<string, ConfigInput>;
-  /** Receives each variable's value as it is filled in (the redactor learns the secrets among them). */
-  filled?: (variable: string, value: string, secret: boolean) => void;
+  /**
+   * Receives each variable's value as it is filled in, with the path of the string it went into (the
+   * redactor learns the secrets among them).
+   */
+  filled?: (variable: string, value: string, secret: boolean, at: readonly string[]) => void;
 }
 
 /** The environment variable that answers `${input:id}` when no value was given: `SWITCHYARD_INPUT_<ID>`. */
@@ -97,13 +100,13 @@ function interpolateString(text: string, context: InterpolationContext, at: stri
         return path.sep;
       default: {
         const plain = PLAIN.exec(body);
-        if (plain) return noted(context, plain[1]!, fromEnv(plain[1]!, plain[2], context.env, fail));
+        if (plain) return noted(context, at, plain[1]!, fromEnv(plain[1]!, plain[2], context.env, fail));
         if (body.startsWith("env:"))
-          return noted(context, body.slice(4), fromEnv(body.slice(4), undefined, context.env, fail));
+          return noted(context, at, body.slice(4), fromEnv(body.slice(4), undefined, context.env, fail));
         if (body.startsWith("input:")) {
           const id = body.slice(6);
           const secret = context.declared?.get(id)?.password === true;
-          return noted(context, `input:${id}`, fromInput(id, context, fail), secret);
+          return noted(context, at, `input:${id}`, fromInput(id, context, fail), secret);
         }
         throw fail(
           `\${${body}} is not a variable Switchyard can fill; use \${NAME} or \${env:NAME} (environment), \${input:id} (an input), \${workspaceFolder} or \${userHome}, and $$ for a literal $`,
@@ -114,8 +117,14 @@ function interpolateString(text: string, context: InterpolationContext, at: stri
 }
 
 /** Tell `context.filled` what a variable was filled with; returns the value. */
-function noted(context: InterpolationContext, variable: string, value: string, secret = false): string {
-  context.filled?.(variable, value, secret);
+function noted(
+  context: InterpolationContext,
+  at: readonly string[],
+  variable: string,
+  value: string,
+  secret = false,
+): string {
+  context.filled?.(variable, value, secret, at);
   return value;
 }
 

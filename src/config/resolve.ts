@@ -46,8 +46,9 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
     env: options.env ?? process.env,
     configDir: baseDir,
     declared,
-    filled: (variable, value, secret) =>
-      substitutions.push({ variable, value, ...(secret ? { secret: true } : {}) }),
+    // What fills a server's env or headers is the server's credentials as often as not: secret either way.
+    filled: (variable, value, secret, at) =>
+      substitutions.push({ variable, value, ...(secret || isServerSecretPath(at) ? { secret: true } : {}) }),
     ...(options.inputs ? { inputs: options.inputs } : {}),
   }) as Record<string, unknown>;
   const top = check(configFileSchema, input, []);
@@ -80,6 +81,11 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   // configured with may take it as where it may work — server-filesystem then serves that folder).
   if (top.roots) config.roots = top.roots.map((folder) => path.resolve(baseDir, folder));
   return config;
+}
+
+/** Whether a string at this path of the config is a server's `env` or `headers` value. */
+function isServerSecretPath(at: readonly string[]): boolean {
+  return (at[0] === "mcpServers" || at[0] === "servers") && (at[2] === "env" || at[2] === "headers");
 }
 
 /** The `store` section: one of `path` and `url`, the path made absolute. */

@@ -49,6 +49,25 @@ const TOKENS: ReadonlyArray<{ needles: readonly string[]; search: RegExp }> = [
 /** Whether a text has any token's literal at all: one scan for the common text that has none. */
 const ANY_NEEDLE = new RegExp(TOKENS.flatMap((token) => token.needles.map(escapeRegExp)).join("|"));
 
+/** HTTP authentication schemes, as a credential in a text may start with one. */
+const SCHEMES = "(?:bearer|basic|token|bot|digest|negotiate|dpop)";
+/**
+ * Credentials inside ordinarily named values, where only their secret part is replaced: the password of
+ * a URL's user info (`postgres://app:pass@db` → `postgres://app:[REDACTED]@db`; a user alone is left),
+ * and what follows `Authorization:` or `Proxy-Authorization:` in a text (any scheme, a token of any
+ * length: `Authorization: Bearer xyz` → `Authorization: [REDACTED]`; as a JSON member too).
+ */
+export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([
+  String.raw`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\\]*:)[^\s/?#@"'<>\\]+(?=@)`,
+  // Not a placeholder (`Bearer \${TOKEN}`, `<token>`) nor what was redacted already.
+  String.raw`(\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?)(?:${SCHEMES}\s+)?(?![$<{[]|${SCHEMES}\s)[^\s"'\\,;]+`,
+]);
+/** Each credential pattern compiled (its first group kept), with the literals one of which every match holds. */
+const CREDENTIALS: ReadonlyArray<{ needles: readonly string[]; search: RegExp }> = [
+  { needles: ["://"], search: new RegExp(CREDENTIAL_PATTERNS[0]!, "g") },
+  { needles: ["uthorization", "UTHORIZATION"], search: new RegExp(CREDENTIAL_PATTERNS[1]!, "gi") },
+];
+
 /** The shortest text a built-in token pattern can match: shorter texts are not searched. */
 const SHORTEST_TOKEN = 8;
 
@@ -130,7 +149,7 @@ export class Redactor {
 
   /**
    * The redactor for a resolved config: its `redact` section, every secret it holds (header values,
-   * `env` values under secret-looking names, OAuth secrets and keys, `model.apiKey`, the embeddings'
+   * `env` values under secret-looking names, passwords of URLs in a server's `env`, `args` or `url`, OAuth secrets and keys, `model.apiKey`, the embeddings'
    * `apiKey`, secret query parameters of server URLs, and what `${VAR}` / `${input:id}` placeholders
    * with secret-looking names or `password: true` were filled with), and the environment's.
    */
@@ -148,6 +167,9 @@ export class Redactor {
         if (!PLAIN_HEADERS.has(name.toLowerCase())) secret(value);
       }
       for (const [name, value] of Object.entries(server.env)) if (probe.isSecretKey(name)) secret(value);
+      // A password in a URL the server is given (`DATABASE_URL`, an argument), as the server may print it alone.
+      for (const text of [...Object.values(server.env), ...server.args, server.url ?? ""])
+        for (const password of userInfoPasswords(text)) secret(password);
       if (server.url && URL.canParse(server.url)) {
         for (const [name, value] of new URL(server.url).searchParams)
           if (probe.isSecretKey(name)) secret(value);
@@ -187,6 +209,10 @@ export class Redactor {
   readonly text = (text: string): string => {
     if (text.length < this.#shortest) return text;
     let clean = this.#values ? text.replace(this.#values, REDACTED) : text;
+    for (const credential of CREDENTIALS) {
+      if (credential.needles.some((needle) => clean.includes(needle)))
+        clean = clean.replace(credential.search, `$1${REDACTED}`);
+    }
     if (ANY_NEEDLE.test(clean)) {
       for (const token of TOKENS) {
         if (token.needles.some((needle) => clean.includes(needle)))
@@ -256,7 +282,9 @@ export class Redactor {
 
   #walk(value: unknown, depth: number): unknown {
     if (typeof value === "string") return this.text(value);
-    if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return value;
+    if (typeof value !== "object" || value === null) return value;
+    // Cut, never skipped: what is deeper than anyone reads could hold anything.
+    if (depth > MAX_DEPTH) return TOO_DEEP;
     if (Array.isArray(value)) {
       let copy: unknown[] | undefined;
       for (let index = 0; index < value.length; index++) {
@@ -294,8 +322,14 @@ export class Redactor {
   }
 }
 
-/** Deeper values are left as they are (records are shallow; this bounds a pathological value). */
-const MAX_DEPTH = 32;
+/**
+ * Objects and arrays nested deeper than this are replaced by {@link TOO_DEEP} (records are shallow; this
+ * bounds the work a pathological value makes, without letting what it hides through).
+ */
+export const MAX_REDACT_DEPTH = 32;
+const MAX_DEPTH = MAX_REDACT_DEPTH;
+/** What replaces an object or array nested deeper than {@link MAX_REDACT_DEPTH} levels. */
+export const TOO_DEEP = "[REDACTED:too deep]";
 /** Secrets learned from secret keys kept at once (each one a literal in one regular expression). */
 const MAX_LEARNED = 256;
 
@@ -339,6 +373,23 @@ function secretForms(value: string): string[] {
     if (escaped !== form) forms.push(escaped);
   }
   return forms;
+}
+
+/** The passwords of the URLs in a text (`postgres://app:pass@db` → `pass`, and decoded when encoded). */
+function userInfoPasswords(text: string): string[] {
+  if (!text.includes("://")) return [];
+  const passwords: string[] = [];
+  for (const match of text.matchAll(/\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/?#@]*:([^\s/?#@]+)@/g)) {
+    const password = match[1]!;
+    passwords.push(password);
+    try {
+      const decoded = decodeURIComponent(password);
+      if (decoded !== password) passwords.push(decoded);
+    } catch {
+      // not percent-encoded after all
+    }
+  }
+  return passwords;
 }
 
 function escapeRegExp(text: string): string {

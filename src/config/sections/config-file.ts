@@ -56,7 +56,7 @@ export const configFileSchema = z.object({
 export interface Substitution {
   variable: string;
   value: string;
-  /** An input declared `password: true`. */
+  /** An input declared `password: true`, or a value filled into a server's `env` or `headers`. */
   secret?: boolean;
 }
 
@@ -72,7 +72,8 @@ export interface SwitchyardConfig {
   security?: SecuritySection;
   /**
    * What `${VAR}`, `${env:VAR}` and `${input:id}` placeholders were filled with (`secret`: an input
-   * declared `password: true`), for the redactor to know the secrets among them; absent when none were.
+   * declared `password: true`, or a value that went into a server's `env` or `headers`), for the
+   * redactor to know the secrets among them; absent when none were.
    */
   substitutions?: Substitution[];
   /** Where runs, sessions and the audit log are kept (a `path` is absolute); absent: the default file. */
