@@ -58,13 +58,17 @@ const SCHEMES = "(?:bearer|basic|token|bot|digest|negotiate|dpop)";
  * length: `Authorization: Bearer xyz` → `Authorization: [REDACTED]`; as a JSON member too).
  */
 export const CREDENTIAL_PATTERNS: readonly string[] = Object.freeze([
-  String.raw`(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@"'<>\\]*:)[^\s/?#@"'<>\\]+(?=@)`,
+  // From the `://` on (a literal first: searched fast), whatever the scheme before it.
+  String.raw`(://[^\s:/?#@"'<>\\]*:)[^\s/?#@"'<>\\]+(?=@)`,
   // Not a placeholder (`Bearer \${TOKEN}`, `<token>`) nor what was redacted already.
   String.raw`(\b(?:proxy-)?authorization\\?["']?\s*[:=]\s*\\?["']?)(?:${SCHEMES}\s+)?(?![$<{[]|${SCHEMES}\s)[^\s"'\\,;]+`,
 ]);
-/** Each credential pattern compiled (its first group kept), with the literals one of which every match holds. */
-const CREDENTIALS: ReadonlyArray<{ needles: readonly string[]; search: RegExp }> = [
-  { needles: ["://"], search: new RegExp(CREDENTIAL_PATTERNS[0]!, "g") },
+/**
+ * Each credential pattern compiled (its first group kept), with the literals one of which every match
+ * holds, and one more it always holds as well.
+ */
+const CREDENTIALS: ReadonlyArray<{ needles: readonly string[]; also?: string; search: RegExp }> = [
+  { needles: ["://"], also: "@", search: new RegExp(CREDENTIAL_PATTERNS[0]!, "g") },
   { needles: ["uthorization", "UTHORIZATION"], search: new RegExp(CREDENTIAL_PATTERNS[1]!, "gi") },
 ];
 
@@ -210,7 +214,10 @@ export class Redactor {
     if (text.length < this.#shortest) return text;
     let clean = this.#values ? text.replace(this.#values, REDACTED) : text;
     for (const credential of CREDENTIALS) {
-      if (credential.needles.some((needle) => clean.includes(needle)))
+      if (
+        credential.needles.some((needle) => clean.includes(needle)) &&
+        (credential.also === undefined || clean.includes(credential.also))
+      )
         clean = clean.replace(credential.search, `$1${REDACTED}`);
     }
     if (ANY_NEEDLE.test(clean)) {
