@@ -127,6 +127,21 @@ export class SwitchyardError extends Error {
     return copy;
   }
 
+  /**
+   * The same error as it may leave the process: its message and stack through `redact`, and without its
+   * cause (which holds the text as it came, from a server or a library); this error itself when
+   * `redact` finds nothing in its message or stack.
+   */
+  redacted(redact: (text: string) => string): SwitchyardError {
+    const message = redact(this.message);
+    const stack = this.stack === undefined ? undefined : redact(this.stack);
+    if (message === this.message && stack === this.stack) return this;
+    const { cause: _cause, ...details } = this.details();
+    const copy = new SwitchyardError(this.code, message, details);
+    if (stack !== undefined) copy.stack = stack;
+    return copy;
+  }
+
   /** The structured fields, for copying and serializing. */
   details(): ErrorDetails {
     const details: ErrorDetails = {};

@@ -91,9 +91,10 @@ export interface SwitchyardOptions {
   /** Applied to the arguments before they go to the audit log; default: the redactor's `value`. */
   redact?: (value: unknown) => unknown;
   /**
-   * Replaces secrets in every log line, wire record, event (and so run record) and audit entry; default
-   * `Redactor.fromConfig(config)`: the default keys, the config's `redact` section, its secret values
-   * and the environment's, and common token patterns. Results handed to the caller are not redacted.
+   * Replaces secrets in every log line, wire record, event (and so run record), audit entry, span and
+   * request failure; default `Redactor.fromConfig(config)`: the default keys, the config's `redact`
+   * section, its secret values and the environment's, and common token and credential patterns. Results
+   * handed to the caller are not redacted (their failures are).
    */
   redactor?: Redactor;
 }

@@ -52,6 +52,7 @@ import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/even
 import type { Finding } from "./telemetry/findings.js";
 import { silentLogger } from "./telemetry/logger.js";
 import { type Redactor, redactingObserver } from "./telemetry/redact.js";
+import { redactSpans } from "./telemetry/tracer.js";
 import type { ToolPin } from "./trust/pins.js";
 
 /**
@@ -65,7 +66,10 @@ import type { ToolPin } from "./trust/pins.js";
  */
 export class Switchyard implements AsyncDisposable {
   readonly config: SwitchyardConfig;
-  /** What every log line, wire record, event, record and audit entry is redacted with (`redactor`). */
+  /**
+   * What every log line, wire record, event, record, audit entry, span and request failure is redacted
+   * with (`redactor`); the gateway and the CLI redact what they answer and print with it too.
+   */
   readonly redactor: Redactor;
   /** The one engine that decides what every listing shows and every request may do; none: all allowed. */
   readonly policy: PolicyEngine | undefined;
@@ -82,11 +86,14 @@ export class Switchyard implements AsyncDisposable {
   readonly #listeners: ResourceListeners;
   #recorder: StoreRecorder | undefined;
   #closed = false;
+  /** Stops redacting spans with this Switchyard's secrets (at `close`). */
+  readonly #unredactSpans: () => void;
 
   private constructor(config: SwitchyardConfig, parts: FleetParts, options: SwitchyardOptions) {
     const { fleet, catalog, lists, trust } = parts;
     this.config = config;
     this.redactor = options.redactor!;
+    this.#unredactSpans = redactSpans(this.redactor.text);
     this.#fleet = fleet;
     this.#catalog = catalog;
     this.#lists = lists;
@@ -117,6 +124,7 @@ export class Switchyard implements AsyncDisposable {
       server: (name) => this.#servers.get(name),
       observer: redactingObserver(this.#observers, this.redactor),
       redact: (event) => this.redactor.event(event),
+      redactText: this.redactor.text,
       logger,
       policy: this.policy,
       onApproval: options.onApproval,
@@ -181,7 +189,11 @@ export class Switchyard implements AsyncDisposable {
    * health, breaker state, and requests in flight and queued.
    */
   servers(): ServerInfo[] {
-    return [...this.#servers.values()].map((server) => server.info());
+    // Why a server failed may quote what it printed (its stderr's last lines): shown redacted.
+    return [...this.#servers.values()].map((server) => {
+      const info = server.info();
+      return info.error === undefined ? info : { ...info, error: this.redactor.text(info.error) };
+    });
   }
 
   /**
@@ -463,6 +475,7 @@ export class Switchyard implements AsyncDisposable {
     this.#closed = true;
     await this.#fleet.close();
     await Promise.all([this.#recorder?.flush(), this.#trustWrites()]);
+    this.#unredactSpans();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

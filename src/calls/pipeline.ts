@@ -48,6 +48,11 @@ export interface PipelineParts extends ResolveParts, Omit<RecorderParts, "audit"
   isClosed(): boolean;
   /** Enter a call scope around each request (for wire records that name their call). */
   scopeCalls: boolean;
+  /**
+   * Redacts a failure's text (the Switchyard's redactor): what a server said in an error, or left on its
+   * stderr, reaches the caller, the record and the span without the secrets in it.
+   */
+  redactText?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -129,7 +134,8 @@ export class RequestPipeline {
   }
 
   #failed<T>(record: RequestRecord, context: RequestContext | undefined, error: unknown): RequestOutcome<T> {
-    const failure = this.#asSwitchyardError(context, error);
+    const raw = this.#asSwitchyardError(context, error);
+    const failure = this.#parts.redactText ? raw.redacted(this.#parts.redactText) : raw;
     if (context) for (const interceptor of this.#interceptors) interceptor.onError?.(context, failure);
     const refusal = (error as { refusal?: CallRecord["error"] }).refusal;
     return { ok: false, error: failure, record: record.finished({ error: refusal ?? failure }) };

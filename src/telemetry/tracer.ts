@@ -134,14 +134,37 @@ export function endSpan(span: Span, error?: unknown, attributes?: () => Attribut
   span.end();
 }
 
+/**
+ * What every span's texts go through before they are recorded: the redaction of each live Switchyard
+ * (spans go to one process-wide provider, whichever Switchyard's request made them; a secret any of
+ * them knows is kept out of all of them).
+ */
+const spanRedactions = new Set<(text: string) => string>();
+
+/**
+ * Redact the texts of every span recorded from now on (an error's message and stack, a status message)
+ * with `redact`, until the function returned is called.
+ */
+export function redactSpans(redact: (text: string) => string): () => void {
+  spanRedactions.add(redact);
+  return () => spanRedactions.delete(redact);
+}
+
+function redacted(text: string): string {
+  let clean = text;
+  for (const redact of spanRedactions) clean = redact(clean);
+  return clean;
+}
+
 /** Mark a span failed (`error.type` and status `ERROR`) without ending it. */
 export function failSpan(span: Span, error: unknown, type?: string): void {
   if (!span.isRecording()) return;
   // An Error, or a recorded one ({ code, message }: a refusal the pipeline records as the run said it).
-  const message =
+  const message = redacted(
     typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
       ? error.message
-      : String(error);
+      : String(error),
+  );
   const code =
     type ??
     (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
@@ -149,7 +172,15 @@ export function failSpan(span: Span, error: unknown, type?: string): void {
       : error instanceof Error
         ? error.name
         : "_OTHER");
-  if (error instanceof Error) span.recordException(error);
+  if (error instanceof Error) {
+    // Its message and stack as they would be written anywhere else: redacted.
+    span.recordException({
+      name: error.name,
+      message,
+      ...(error.stack !== undefined ? { stack: redacted(error.stack) } : {}),
+      ...("code" in error && typeof error.code === "string" ? { code: error.code } : {}),
+    });
+  }
   span.setAttribute("error.type", code);
   span.setStatus({ code: STATUS_ERROR, message });
 }
