@@ -13,6 +13,7 @@ import {
   osIdentity,
   type PolicyEngine,
   pendingConfigInputs,
+  Redactor,
   type ServerState,
   type Store,
   Switchyard,
@@ -73,10 +74,12 @@ export class CommandContext {
   #closing: Promise<unknown> = Promise.resolve();
   /** The store runs are recorded in, opened on first use; undefined inside: recording is off. */
   #store: Promise<Store | undefined> | undefined;
+  /** What {@link redact} uses, and the config it was made for (none: the environment's secrets only). */
+  #redactor: { redactor: Redactor; config: SwitchyardConfig | undefined } | undefined;
 
   constructor(options: GlobalOptions) {
     this.#options = options;
-    this.out = createOutput(options.json === true);
+    this.out = createOutput(options.json === true, this.redact);
     this.logger = createLogger({
       level: parseLogLevel(options.logLevel),
       format: options.logFormat === "json" ? "json" : "pretty",
@@ -93,6 +96,17 @@ export class CommandContext {
     }
     return this.#config;
   }
+
+  /**
+   * A text as the CLI may write it on stderr (errors, notes): the secrets of the config loaded (as a
+   * Switchyard of it redacts its records) and of the environment replaced.
+   */
+  readonly redact = (text: string): string => {
+    const config = this.#config;
+    if (!this.#redactor || this.#redactor.config !== config)
+      this.#redactor = { redactor: config ? Redactor.fromConfig(config) : new Redactor(), config };
+    return this.#redactor.redactor.text(text);
+  };
 
   /**
    * Who the command lists and calls for: `--user` and `--role`, else the config's `identity`, else the

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from "commander";
-import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS } from "../internal.js";
+import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS, Redactor } from "../internal.js";
 import { type AskFlags, askCommand } from "./commands/ask.js";
 import { auditTailCommand, auditVerifyCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
@@ -41,6 +41,8 @@ import { PACKAGE_VERSION } from "./version.js";
 const SIGNAL_EXIT: Record<string, number> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 
 let active: CommandContext | undefined;
+/** The last command's context: the CLI's final error line is redacted with what it knew (its config). */
+let last: CommandContext | undefined;
 /** The command running, so that a signal can wait for its cancelled run to stop. */
 let running: Promise<number> | undefined;
 /** Set once a signal arrived: failures of calls cut short by the shutdown are not worth reporting. */
@@ -83,6 +85,7 @@ function program(): Command {
     async (...args: A) => {
       const ctx = new CommandContext(cli.opts<GlobalOptions>());
       active = ctx;
+      last = ctx;
       try {
         running = command(ctx, ...args);
         const code = await running;
@@ -321,7 +324,9 @@ function onSignal(signal: NodeJS.Signals): void {
 async function main(argv: string[]): Promise<void> {
   const cli = program();
   // Known once commander has read the options, which it does before it finds any usage error.
-  const output = () => createOutput(cli.opts<GlobalOptions>().json === true);
+  // Its failures redacted as the command's own output is; before any command, the environment's secrets.
+  const output = () =>
+    createOutput(cli.opts<GlobalOptions>().json === true, last?.redact ?? new Redactor().text);
   process.on("SIGHUP", onSignal);
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

@@ -36,14 +36,19 @@ export function terminalSafe(text: string): string {
   });
 }
 
-export function createOutput(json: boolean): Output {
+/**
+ * Output on the process's stdout and stderr. Notes and failures go through `redact` first (a server's
+ * error may quote the secrets it was started with); results and data are what was asked for, whole.
+ */
+export function createOutput(json: boolean, redact: (text: string) => string = (text) => text): Output {
   const data = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   return {
     json,
     result: (text) => process.stdout.write(`${terminalSafe(text)}\n`),
     data,
-    note: (text) => process.stderr.write(`${terminalSafe(text)}\n`),
-    failed: (code, message) => {
+    note: (text) => process.stderr.write(`${terminalSafe(redact(text))}\n`),
+    failed: (code, reason) => {
+      const message = redact(reason);
       process.stderr.write(`switchyard: ${terminalSafe(message)}\n`);
       if (json) data(errorJson(code, message));
     },

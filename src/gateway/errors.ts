@@ -35,18 +35,43 @@ const TOOL_ERROR_CODES = new Set([
  * JSON-RPC error — an unknown tool is `-32602` (Invalid params: the spec's protocol error for unknown
  * tools), an error the server itself answered with keeps its code, anything else `-32603`.
  */
-export function callFailure(error: unknown): CallToolResult {
+export function callFailure(error: unknown, redact: Redact): CallToolResult {
   if (isSwitchyardError(error) && TOOL_ERROR_CODES.has(error.code) && error.rpcCode === undefined)
-    return { isError: true, content: [{ type: "text", text: `${error.code}: ${error.message}` }] };
-  throw protocolError(error);
+    return { isError: true, content: [{ type: "text", text: redact(`${error.code}: ${error.message}`) }] };
+  throw protocolError(error, redact);
 }
 
-/** Any other failure (resources, prompts, a call that cannot be mapped to a result) as a JSON-RPC error. */
-export function protocolError(error: unknown): ProtocolError {
-  if (error instanceof ProtocolError) return error;
-  if (!isSwitchyardError(error)) return new ProtocolError(INTERNAL_ERROR, messageOf(error));
-  return new ProtocolError(rpcCodeOf(error), error.message, { code: error.code });
+/**
+ * Any other failure (resources, prompts, a call that cannot be mapped to a result) as a JSON-RPC error,
+ * its message redacted (a server's own error, its stderr, may quote its secrets).
+ */
+export function protocolError(error: unknown, redact: Redact): ProtocolError {
+  if (error instanceof ProtocolError) {
+    const message = redact(error.message);
+    return message === error.message ? error : new ProtocolError(error.code, message, error.data);
+  }
+  if (!isSwitchyardError(error)) return new ProtocolError(INTERNAL_ERROR, redact(messageOf(error)));
+  return new ProtocolError(rpcCodeOf(error), redact(error.message), { code: error.code });
 }
+
+/**
+ * A tool's error result as the client gets it: its texts redacted, like every error the gateway sends
+ * (what a tool answered with `isError` is the server's error, not data the client asked for).
+ */
+export function toolErrorResult(result: CallToolResult, redact: Redact): CallToolResult {
+  let changed = false;
+  const content = result.content.map((block) => {
+    if (block.type !== "text") return block;
+    const text = redact(block.text);
+    if (text === block.text) return block;
+    changed = true;
+    return { ...block, text };
+  });
+  return changed ? { ...result, content } : result;
+}
+
+/** Replaces the secrets in a text (the Switchyard's redactor). */
+export type Redact = (text: string) => string;
 
 function rpcCodeOf(error: SwitchyardError): number {
   if (error.rpcCode !== undefined) return error.rpcCode;

@@ -12,7 +12,7 @@ import type { ToolResult } from "../calls/normalize.js";
 import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
-import { callFailure, protocolError } from "./errors.js";
+import { callFailure, protocolError, toolErrorResult } from "./errors.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { ClientSubscriptions } from "./subscriptions.js";
@@ -64,7 +64,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
         if (name !== CALL_TOOL_NAME) unknownTool(name, search);
         ({ name, args } = search.target(args));
       } catch (error) {
-        return callFailure(error);
+        return callFailure(error, yard.redactor.text);
       }
     }
     return callRound({ yard, relay, server, ctx, identity, name, args, request });
@@ -89,7 +89,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       const read = await yard.readResource(uri, { signal: ctx.mcpReq.signal, identity: identityOf(ctx) });
       return { contents: asAsked(uri, read.contents) };
     } catch (error) {
-      throw protocolError(error);
+      throw protocolError(error, yard.redactor.text);
     }
   });
   // One client's subscriptions: the identity of the connection that made them (stdio, a 2025 session).
@@ -106,7 +106,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       await subscriptionsOf(ctx).subscribe(request.params.uri);
       return {};
     } catch (error) {
-      throw protocolError(error);
+      throw protocolError(error, yard.redactor.text);
     }
   });
   server.setRequestHandler("resources/unsubscribe", async (request, ctx) => {
@@ -133,7 +133,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
         messages: got.messages,
       };
     } catch (error) {
-      throw protocolError(error);
+      throw protocolError(error, yard.redactor.text);
     }
   });
   server.setRequestHandler("completion/complete", async (request, ctx) => {
@@ -162,7 +162,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       // not serve completions simply has none to offer.
       if (error instanceof SwitchyardError && error.code === "CAPABILITY_MISSING")
         return { completion: { values: [] } };
-      throw protocolError(error);
+      throw protocolError(error, yard.redactor.text);
     }
   });
   return server;
@@ -185,12 +185,11 @@ function listedTool(yard: Switchyard, name: string): Tool {
   };
 }
 
+/** An unknown tool in search mode (`callFailure` answers it as a JSON-RPC Invalid params). */
 function unknownTool(name: string, search: ToolSearch): never {
-  throw protocolError(
-    new SwitchyardError(
-      "TOOL_NOT_FOUND",
-      `Unknown tool: ${name}; this gateway (search mode) offers ${search.searchName} and ${CALL_TOOL_NAME}`,
-    ),
+  throw new SwitchyardError(
+    "TOOL_NOT_FOUND",
+    `Unknown tool: ${name}; this gateway (search mode) offers ${search.searchName} and ${CALL_TOOL_NAME}`,
   );
 }
 
@@ -218,7 +217,7 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
     try {
       call = relay.resume(state, identity.user);
     } catch (error) {
-      throw protocolError(error);
+      throw protocolError(error, yard.redactor.text);
     }
     call.answer(ctx.mcpReq.inputResponses);
   } else {
@@ -267,19 +266,20 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   }
   relay.forget(call);
   try {
-    return wireResult((await call.result) as ToolResult);
+    return wireResult((await call.result) as ToolResult, yard.redactor.text);
   } catch (error) {
-    return callFailure(error);
+    return callFailure(error, yard.redactor.text);
   }
 }
 
-/** A Switchyard result as MCP sends it (without our `text` rendering). */
-function wireResult(result: ToolResult): CallToolResult {
-  return {
+/** A Switchyard result as MCP sends it (without our `text` rendering); a tool's error redacted. */
+function wireResult(result: ToolResult, redact: (text: string) => string): CallToolResult {
+  const wire: CallToolResult = {
     content: result.content,
     ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
     ...(result.isError ? { isError: true } : {}),
   };
+  return result.isError ? toolErrorResult(wire, redact) : wire;
 }
 
 /** What the client declared: on its request (2026-07-28, the `_meta` envelope) or in its handshake (2025). */
