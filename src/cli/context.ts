@@ -101,12 +101,15 @@ export class CommandContext {
    * A text as the CLI may write it on stderr (errors, notes): the secrets of the config loaded (as a
    * Switchyard of it redacts its records) and of the environment replaced.
    */
-  readonly redact = (text: string): string => {
+  readonly redact = (text: string): string => this.redactor().text(text);
+
+  /** The redactor of {@link redact}: the config's once it is loaded, else the environment's. */
+  redactor(): Redactor {
     const config = this.#config;
     if (!this.#redactor || this.#redactor.config !== config)
       this.#redactor = { redactor: config ? Redactor.fromConfig(config) : new Redactor(), config };
-    return this.#redactor.redactor.text(text);
-  };
+    return this.#redactor.redactor;
+  }
 
   /**
    * Who the command lists and calls for: `--user` and `--role`, else the config's `identity`, else the

@@ -157,6 +157,9 @@ describe("secrets from upstream", () => {
     const json = await runCli(["--config", file, "--json", "call", "leaky_echo_error", "{}"]);
     expect(json.stdout).toContain('"code": "SERVER_ERROR"');
     expect.soft(leaks(json.stdout + json.stderr), "--json").toEqual([]);
+    const toolError = await runCli(["--config", file, "--json", "call", "leaky_leak_text", "{}"]);
+    expect(toolError.stdout).toContain('"isError": true');
+    expect.soft(leaks(toolError.stdout + toolError.stderr), "--json tool error").toEqual([]);
     const servers = await runCli(["--config", file, "servers"]);
     expect(servers.stdout).toContain("broken");
     expect.soft(leaks(servers.stdout + servers.stderr), "servers").toEqual([]);

@@ -12,7 +12,8 @@ export async function callCommand(
   // The call's error says what concerns it: a tool of a failed server is SERVER_UNAVAILABLE, with why.
   const yard = await connectFor(ctx, name, { noteFailures: false });
   const result = await yard.callTool(name, args);
-  if (ctx.out.json) ctx.out.data(result);
+  // A tool's error is redacted wherever it is printed, as the gateway answers it; a result is the caller's.
+  if (ctx.out.json) ctx.out.data(result.isError ? ctx.redactor().value(result) : result);
   else if (result.isError) ctx.out.note(`${name} returned an error: ${result.text}`);
   else ctx.out.result(result.text);
   return result.isError ? EXIT_FAILED : EXIT_OK;

@@ -66,7 +66,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
   const relay = new ClientRelay();
   const store = await ctx.store().catch((error) => {
     if (config.store !== undefined) throw error;
-    ctx.logger.warn({}, `runs are not recorded: ${(error as Error).message}`);
+    ctx.logger.warn({}, ctx.redact(`runs are not recorded: ${(error as Error).message}`));
     return undefined;
   });
   const wire = flags.traceWire !== undefined ? openWireTrace(flags.traceWire) : undefined;
@@ -93,7 +93,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
           onSessionStoreError: (error: unknown) =>
             ctx.logger.warn(
               {},
-              `a gateway session is held in this process only: ${(error as Error).message}`,
+              ctx.redact(`a gateway session is held in this process only: ${(error as Error).message}`),
             ),
         }
       : {}),
@@ -113,7 +113,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
       const listener = await listenHttp(gateway, {
         port: http,
         host,
-        onError: (error) => ctx.logger.warn({}, `http: ${(error as Error).message}`),
+        onError: (error) => ctx.logger.warn({}, ctx.redact(`http: ${(error as Error).message}`)),
         ...(config.gateway?.allowedHosts ? { allowedHosts: config.gateway.allowedHosts } : {}),
         ...(config.gateway?.allowedOrigins ? { allowedOrigins: config.gateway.allowedOrigins } : {}),
         ...(auth ? { auth } : {}),
