@@ -19,6 +19,7 @@ import {
   findingOfRow,
   findingWrites,
   gatewaySessionOf,
+  gatewaySessionUseOf,
   pinOfRow,
   pinValues,
   type Row,
@@ -32,6 +33,7 @@ import type {
   AuditHead,
   AuditQuery,
   GatewaySessionRecord,
+  GatewaySessionUse,
   RunSummary,
   SessionState,
   SessionSummary,
@@ -204,6 +206,14 @@ export class PostgresStore implements Store {
     const writes: Write[] = [["gatewaySessionDrop", [id]]];
     if (unusedSince !== undefined) writes.push(["gatewaySessionsPrune", [unusedSince]]);
     await this.#writeAll(writes);
+  }
+
+  async pruneGatewaySessions(unusedSince: string): Promise<void> {
+    await this.#query("gatewaySessionsPrune", [unusedSince]);
+  }
+
+  async gatewaySessionsOf(user: string, usedSince: string): Promise<GatewaySessionUse[]> {
+    return (await this.#query("gatewaySessionsOfUser", [user, usedSince])).map(gatewaySessionUseOf);
   }
 
   /**

@@ -7,6 +7,7 @@ import { HOST } from "./event-writes.js";
 import type { Write } from "./sql.js";
 import type {
   GatewaySessionRecord,
+  GatewaySessionUse,
   RunSummary,
   SessionHandle,
   SessionSummary,
@@ -225,6 +226,10 @@ export function findingWrites(server: string, findings: readonly StoredFinding[]
       ],
     ),
   ];
+}
+
+export function gatewaySessionUseOf(row: Row): GatewaySessionUse {
+  return { id: String(row.id), usedAt: String(row.used_at) };
 }
 
 export function gatewaySessionOf(row: Row): GatewaySessionRecord {

@@ -109,6 +109,8 @@ export const SQL = {
   gatewaySessionTouch: "UPDATE gateway_sessions SET used_at = $1 WHERE id = $2",
   gatewaySessionDrop: "DELETE FROM gateway_sessions WHERE id = $1",
   gatewaySessionsPrune: "DELETE FROM gateway_sessions WHERE used_at < $1",
+  gatewaySessionsOfUser:
+    "SELECT id, used_at FROM gateway_sessions WHERE user_id = $1 AND used_at >= $2 ORDER BY used_at, id",
   pins: "SELECT * FROM tool_pins ORDER BY server, tool",
   findingsClear: "DELETE FROM findings WHERE server = $1",
   findingInsert:

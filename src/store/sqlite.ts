@@ -17,6 +17,7 @@ import {
   findingOfRow,
   findingWrites,
   gatewaySessionOf,
+  gatewaySessionUseOf,
   pinOfRow,
   pinValues,
   type Row,
@@ -30,6 +31,7 @@ import type {
   AuditHead,
   AuditQuery,
   GatewaySessionRecord,
+  GatewaySessionUse,
   RunSummary,
   SessionState,
   SessionSummary,
@@ -183,6 +185,14 @@ export class SqliteStore implements Store {
     const writes: Write[] = [["gatewaySessionDrop", [id]]];
     if (unusedSince !== undefined) writes.push(["gatewaySessionsPrune", [unusedSince]]);
     this.#guard(() => this.#writeAll.immediate(writes));
+  }
+
+  async pruneGatewaySessions(unusedSince: string): Promise<void> {
+    this.#guard(() => this.#writeAll.immediate([["gatewaySessionsPrune", [unusedSince]]]));
+  }
+
+  async gatewaySessionsOf(user: string, usedSince: string): Promise<GatewaySessionUse[]> {
+    return this.#all("gatewaySessionsOfUser", user, usedSince).map(gatewaySessionUseOf);
   }
 
   async loadPins(): Promise<ToolPin[]> {

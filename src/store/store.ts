@@ -137,6 +137,9 @@ export interface GatewaySessionRecord {
   initialize: unknown;
 }
 
+/** A gateway session's id and last use, as a user's sessions are counted. */
+export type GatewaySessionUse = Pick<GatewaySessionRecord, "id" | "usedAt">;
+
 /** An audit row as stored: the canonical text that was hashed, and the columns kept beside it for queries. */
 export interface StoredAuditRecord {
   seq: number;
@@ -199,6 +202,10 @@ export interface Store extends AuditSink {
   touchGatewaySession(id: string, usedAt: string): Promise<void>;
   /** Forget a session (the client ended it), and every session unused since `unusedSince` when given. */
   dropGatewaySession(id: string, unusedSince?: string): Promise<void>;
+  /** Forget every session unused since `unusedSince` (expired). */
+  pruneGatewaySessions(unusedSince: string): Promise<void>;
+  /** A user's sessions used since `usedSince` (the unexpired ones), the one unused longest first. */
+  gatewaySessionsOf(user: string, usedSince: string): Promise<GatewaySessionUse[]>;
 
   /**
    * Append an entry to the audit log: numbered (`seq`), chained to the row before (`prevHash`) and

@@ -485,6 +485,26 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       expect(await store.gatewaySession("s1")).toBeDefined();
     });
 
+    it("counts a user's unexpired gateway sessions, the one unused longest first, and prunes the expired", async () => {
+      const { store } = await start();
+      const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: {} };
+      const at = (hours: number) => new Date(Date.UTC(2026, 0, 1, hours)).toISOString();
+      const save = (id: string, user: string, hours: number) =>
+        store.saveGatewaySession({ id, user, createdAt: at(0), usedAt: at(hours), initialize });
+      await save("a3", "ana", 3);
+      await save("a1", "ana", 1);
+      await save("a5", "ana", 5);
+      await save("b4", "bo", 4);
+      expect(await store.gatewaySessionsOf("ana", at(2))).toEqual([
+        { id: "a3", usedAt: at(3) },
+        { id: "a5", usedAt: at(5) },
+      ]);
+      expect(await store.gatewaySessionsOf("cy", at(0))).toEqual([]);
+      await store.pruneGatewaySessions(at(4));
+      expect(await store.gatewaySessionsOf("ana", at(0))).toEqual([{ id: "a5", usedAt: at(5) }]);
+      expect(await store.gatewaySessionsOf("bo", at(0))).toEqual([{ id: "b4", usedAt: at(4) }]);
+    });
+
     describe("audit verify finds each kind of tampering", () => {
       async function logOf(rows: number) {
         const opened = await start();
