@@ -11,8 +11,10 @@ export {
 } from "./sections/config-file.js";
 export {
   type GatewayAuthSection,
+  type GatewayLimitsSection,
   type GatewaySection,
   gatewayAuthSchema,
+  gatewayLimitsSchema,
   gatewaySchema,
 } from "./sections/gateway.js";
 export { modelSchema } from "./sections/model.js";

@@ -9,11 +9,17 @@ import {
   isLegacyRequest,
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
-import { DEFAULT_GATEWAY_MODE, DEFAULT_GATEWAY_PATH } from "../config/defaults.js";
+import type { Clock } from "../abort.js";
+import {
+  DEFAULT_GATEWAY_MODE,
+  DEFAULT_GATEWAY_PATH,
+  DEFAULT_GATEWAY_STREAMS_PER_USER,
+} from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import { packageJson } from "../package-root.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
+import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
@@ -57,6 +63,25 @@ export interface GatewayOptions {
    */
   maxSessions?: number;
   /**
+   * 2025-11-25 HTTP sessions one identity may have (here and in the session store); past it a new one is
+   * 429 with `Retry-After`, unless its session unused longest has gone unused
+   * `DEFAULT_GATEWAY_SESSION_RECLAIM_MS` (that one is ended for it). Default
+   * `DEFAULT_GATEWAY_SESSIONS_PER_USER`.
+   */
+  sessionsPerUser?: number;
+  /**
+   * HTTP requests one identity may have open at once (GET streams, and requests until their response
+   * ends); past it 429 with `Retry-After`. Default `DEFAULT_GATEWAY_STREAMS_PER_USER`.
+   */
+  streamsPerUser?: number;
+  /**
+   * A 2025-11-25 session unused this long is ended: its id is 404 and its row in the session store is
+   * deleted. Default `DEFAULT_GATEWAY_SESSION_IDLE_MS`.
+   */
+  sessionIdleMs?: number;
+  /** The wall clock (ms since the epoch) sessions' uses are measured with; default `Date.now`. Tests move it. */
+  clock?: Clock;
+  /**
    * Where 2025-11-25 HTTP sessions are kept beside this process's memory (the run store: `switchyard
    * serve` passes its own), so that a request for a session another replica began — or this one before
    * a restart — is taken up here: the client's `initialize` is replayed into a new server instance under
@@ -95,8 +120,8 @@ export interface Gateway extends AsyncDisposable {
  * const gateway = createGateway(yard, { relay });
  * await gateway.connectStdio();
  * ```
- * @throws SwitchyardError `INVALID_INPUT` for an unknown mode, or a `maxSessions` that is not a
- *   positive integer.
+ * @throws SwitchyardError `INVALID_INPUT` for an unknown mode, or a limit (`maxSessions`,
+ *   `sessionsPerUser`, `streamsPerUser`, `sessionIdleMs`) that is not a positive integer.
  */
 export function createGateway(yard: Switchyard, options: GatewayOptions = {}): Gateway {
   const mode = options.mode ?? DEFAULT_GATEWAY_MODE;
@@ -121,9 +146,15 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   const sessions = new HttpSessions({
     serve: serveLive,
     maxSessions: options.maxSessions,
+    sessionsPerUser: options.sessionsPerUser,
+    idleMs: options.sessionIdleMs,
+    clock: options.clock,
     store: options.sessionStore,
     onStoreError: options.onSessionStoreError,
   });
+  const streams = new StreamSlots(
+    limitOf("streamsPerUser", options.streamsPerUser, DEFAULT_GATEWAY_STREAMS_PER_USER),
+  );
   const stdio = new StdioConnections(serveLive);
   // Listening last: an option refused above leaves nothing listening to the Switchyard.
   const live = new LiveServers({ yard, relay: options.relay, notify: modern.notify });
@@ -145,16 +176,8 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       if (closed) return new Response("the gateway is shutting down", { status: 503 });
       const identity = await identify(incoming);
       if (identity instanceof Response) return identity;
-      const authInfo = {
-        token: "",
-        clientId: identity.user,
-        scopes: [...identity.roles],
-        extra: { identity },
-      };
-      const { parsedBody, request } = await readJsonBody(incoming);
-      const given = { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) };
-      if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
-      return sessions.handle(request, { user: identity.user, ...given });
+      // Each request holds a place of its identity's until its response ends (429 past the cap).
+      return streams.serve(identity.user, () => serve(incoming, identity));
     },
 
     async close() {
@@ -168,6 +191,20 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       await this.close();
     },
   };
+
+  /** One request of `identity`: a 2026-07-28 one statelessly, a 2025-11-25 one in its session. */
+  async function serve(incoming: Request, identity: Identity): Promise<Response> {
+    const authInfo = {
+      token: "",
+      clientId: identity.user,
+      scopes: [...identity.roles],
+      extra: { identity },
+    };
+    const { parsedBody, request } = await readJsonBody(incoming);
+    const given = { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) };
+    if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
+    return sessions.handle(request, { user: identity.user, ...given });
+  }
 }
 
 /**

@@ -94,6 +94,9 @@ async function serve(
 ) {
   const request = await toRequest(req, res, maxBodyBytes);
   const response = await handle(request);
+  // The client went away while it was being answered: nobody reads the body (an SSE stream would stay
+  // open, holding its place among its identity's streams).
+  if (res.destroyed) return void (await response.body?.cancel().catch(() => {}));
   res.writeHead(response.status, response.statusText, [...response.headers].flat());
   if (!response.body) return void res.end();
   res.flushHeaders(); // SSE: the headers go out before the first event

@@ -1,25 +1,38 @@
 // The gateway's 2025-11-25 HTTP sessions: one server instance and transport each, held in this process
 // (at most `maxSessions`), kept in a session store when there is one, so that any replica takes up a
-// session another began.
+// session another began. Each identity has at most `sessionsPerUser` (here and in the store); a session
+// unused for `idleMs` is ended, here and in the store.
 import { randomUUID } from "node:crypto";
 import {
   type AuthInfo,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import type { Clock } from "../abort.js";
 import {
   DEFAULT_GATEWAY_MAX_SESSIONS,
   DEFAULT_GATEWAY_SESSION_IDLE_MS,
+  DEFAULT_GATEWAY_SESSION_RECLAIM_MS,
+  DEFAULT_GATEWAY_SESSION_SWEEP_MS,
   DEFAULT_GATEWAY_SESSION_TOUCH_MS,
+  DEFAULT_GATEWAY_SESSIONS_PER_USER,
 } from "../config/defaults.js";
-import { SwitchyardError } from "../errors.js";
 import type { Store } from "../store/store.js";
+import { limitOf, tooManyRequests } from "./limits.js";
 
 /** What the gateway needs of a store to share its 2025-11-25 sessions (every `Store` has it). */
 export type GatewaySessionStore = Pick<
   Store,
-  "saveGatewaySession" | "gatewaySession" | "touchGatewaySession" | "dropGatewaySession"
+  | "saveGatewaySession"
+  | "gatewaySession"
+  | "touchGatewaySession"
+  | "dropGatewaySession"
+  | "pruneGatewaySessions"
+  | "gatewaySessionsOf"
 >;
+
+/** The wall clock (ms since the epoch): sessions' last uses are times of day, kept in the store. */
+const wallClock: Clock = { now: () => Date.now() };
 
 /** What taking up a stored session gives when the session is another user's. */
 const ANOTHER_USERS = Symbol("another user's session");
@@ -28,6 +41,8 @@ const ANOTHER_USERS = Symbol("another user's session");
 interface HeldSession {
   transport: WebStandardStreamableHTTPServerTransport;
   user: string;
+  /** When a request last came for it (ms since the epoch). */
+  usedAt: number;
   /** When its last use was written to the session store (ms since the epoch). */
   touchedAt: number;
 }
@@ -38,6 +53,12 @@ export interface HttpSessionsOptions {
   serve: () => Server;
   /** Sessions kept at most; default {@link DEFAULT_GATEWAY_MAX_SESSIONS}. */
   maxSessions?: number | undefined;
+  /** Sessions one user may have, here and in the store; default {@link DEFAULT_GATEWAY_SESSIONS_PER_USER}. */
+  sessionsPerUser?: number | undefined;
+  /** A session unused this long is ended; default {@link DEFAULT_GATEWAY_SESSION_IDLE_MS}. */
+  idleMs?: number | undefined;
+  /** The wall clock (ms since the epoch) sessions' uses are read from; default `Date.now`. */
+  clock?: Clock | undefined;
   /** Where sessions are kept beside this process's memory, for other replicas and restarts. */
   store?: GatewaySessionStore | undefined;
   /** Told of sessions the store could not keep or give back (the session then lives here only). */
@@ -47,11 +68,18 @@ export interface HttpSessionsOptions {
 /**
  * The 2025-11-25 HTTP sessions (`Mcp-Session-Id`) this process holds. Past `maxSessions` the one unused
  * longest is ended here (not in the store): its client gets 404 `Session not found` and starts another.
- * @throws SwitchyardError `INVALID_INPUT` when `maxSessions` is not a positive integer.
+ * A user with `sessionsPerUser` sessions (here and in the store) is answered 429 for another, unless
+ * its session unused longest has gone unused `DEFAULT_GATEWAY_SESSION_RECLAIM_MS`: that one is ended
+ * for it. A session unused `idleMs` is ended (404) and its row deleted: when a request names it, and by
+ * a sweep when this starts and at most every `DEFAULT_GATEWAY_SESSION_SWEEP_MS` after.
+ * @throws SwitchyardError `INVALID_INPUT` when a limit is not a positive integer.
  */
 export class HttpSessions {
   readonly #serve: () => Server;
   readonly #maxSessions: number;
+  readonly #perUser: number;
+  readonly #idleMs: number;
+  readonly #clock: Clock;
   readonly #store: GatewaySessionStore | undefined;
   /** Tells `onStoreError` (a session the store could not keep or give back lives here only). */
   readonly #storeFailed: (error: unknown) => void;
@@ -59,18 +87,20 @@ export class HttpSessions {
   readonly #sessions = new Map<string, HeldSession>();
   /** Sessions being taken up from the store (by id and user): two requests for one come together, one replay. */
   readonly #restoring = new Map<string, Promise<HeldSession | typeof ANOTHER_USERS | undefined>>();
+  /** Each user's sessions being begun, one after another: the last in line, by user. */
+  readonly #beginning = new Map<string, Promise<unknown>>();
+  /** When the next sweep of unused sessions is due (ms since the epoch). */
+  #sweepAt = 0;
 
   constructor(options: HttpSessionsOptions) {
-    const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
-    if (!Number.isInteger(maxSessions) || maxSessions < 1)
-      throw new SwitchyardError(
-        "INVALID_INPUT",
-        `gateway maxSessions must be a positive integer (got ${String(maxSessions)})`,
-      );
+    this.#maxSessions = limitOf("maxSessions", options.maxSessions, DEFAULT_GATEWAY_MAX_SESSIONS);
+    this.#perUser = limitOf("sessionsPerUser", options.sessionsPerUser, DEFAULT_GATEWAY_SESSIONS_PER_USER);
+    this.#idleMs = limitOf("sessionIdleMs", options.idleMs, DEFAULT_GATEWAY_SESSION_IDLE_MS);
     this.#serve = options.serve;
-    this.#maxSessions = maxSessions;
+    this.#clock = options.clock ?? wallClock;
     this.#store = options.store;
     this.#storeFailed = (error) => options.onStoreError?.(error);
+    this.#sweep(); // the rows that expired while no gateway was running
   }
 
   /**
@@ -83,14 +113,17 @@ export class HttpSessions {
     { user, ...given }: { user: string; authInfo: AuthInfo; parsedBody?: unknown },
   ): Promise<Response> {
     const store = this.#store;
+    const now = this.#clock.now();
+    if (now >= this.#sweepAt) this.#sweep();
     const id = request.headers.get("mcp-session-id");
     if (id) {
-      const session = this.#sessions.get(id) ?? (await this.#restore(id, user, given.authInfo));
-      if (!session)
-        return Response.json(
-          { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
-          { status: 404 },
-        );
+      const held = this.#sessions.get(id);
+      if (held && this.#expired(held.usedAt)) {
+        void this.#end(id, held);
+        return sessionNotFound();
+      }
+      const session = held ?? (await this.#restore(id, user, given.authInfo));
+      if (!session) return sessionNotFound();
       if (session === ANOTHER_USERS || session.user !== user)
         return Response.json(
           {
@@ -103,29 +136,100 @@ export class HttpSessions {
       // The most recently used last: when there are too many, the one unused longest goes first.
       this.#sessions.delete(id);
       this.#sessions.set(id, session);
-      if (store && Date.now() - session.touchedAt >= DEFAULT_GATEWAY_SESSION_TOUCH_MS) {
-        session.touchedAt = Date.now();
-        void store.touchGatewaySession(id, new Date().toISOString()).catch(this.#storeFailed);
+      session.usedAt = now;
+      if (store && now - session.touchedAt >= DEFAULT_GATEWAY_SESSION_TOUCH_MS) {
+        session.touchedAt = now;
+        void store.touchGatewaySession(id, isoAt(now)).catch(this.#storeFailed);
       }
       return session.transport.handleRequest(request, given);
     }
     // The initialize request, kept with the session for a replica that takes it up.
     const initialize =
-      store && given.parsedBody === undefined
+      given.parsedBody === undefined
         ? await request
             .clone()
             .json()
             .catch(() => undefined)
         : given.parsedBody;
-    const transport = this.#transport(user, randomUUID, () => initialize);
-    await this.#serve().connect(transport);
-    return transport.handleRequest(request, given);
+    const begin = async () => {
+      const refusal = isInitialize(initialize) ? await this.#makeRoom(user, initialize.id) : undefined;
+      if (refusal) return refusal;
+      const transport = this.#transport(user, randomUUID, () => initialize);
+      await this.#serve().connect(transport);
+      // Resolves once the session is held and kept in the store: the next in line counts it.
+      return transport.handleRequest(request, given);
+    };
+    // One user's sessions are begun one after another, so that two at once cannot both take the last place.
+    const turn = (this.#beginning.get(user) ?? Promise.resolve()).then(begin);
+    const last = turn.catch(() => {});
+    this.#beginning.set(user, last);
+    void last.then(() => {
+      if (this.#beginning.get(user) === last) this.#beginning.delete(user);
+    });
+    return turn;
   }
 
   /** End every session held here (they stay in the store, for another replica). */
   async close(): Promise<void> {
     await Promise.allSettled([...this.#sessions.values()].map((session) => session.transport.close()));
     this.#sessions.clear();
+  }
+
+  /**
+   * Room for one more session of `user`: undefined when it has fewer than `sessionsPerUser` (here and
+   * in the store), or when the ones in the way have gone unused `DEFAULT_GATEWAY_SESSION_RECLAIM_MS`
+   * (they are ended); else the 429 to answer with (`id`: the `initialize` request's).
+   */
+  async #makeRoom(user: string, id: unknown): Promise<Response | undefined> {
+    const now = this.#clock.now();
+    const uses = new Map<string, number>();
+    for (const [sessionId, session] of this.#sessions)
+      if (session.user === user && !this.#expired(session.usedAt)) uses.set(sessionId, session.usedAt);
+    const stored = await this.#store
+      ?.gatewaySessionsOf(user, isoAt(now - this.#idleMs))
+      .catch((error) => void this.#storeFailed(error));
+    for (const row of stored ?? []) uses.set(row.id, Math.max(uses.get(row.id) ?? 0, Date.parse(row.usedAt)));
+    if (uses.size < this.#perUser) return undefined;
+    const inTheWay = [...uses].sort((a, b) => a[1] - b[1]).slice(0, uses.size - this.#perUser + 1);
+    const lastUse = Math.max(...inTheWay.map(([, usedAt]) => usedAt));
+    if (now - lastUse >= DEFAULT_GATEWAY_SESSION_RECLAIM_MS) {
+      await Promise.all(inTheWay.map(([sessionId]) => this.#end(sessionId, this.#sessions.get(sessionId))));
+      return undefined;
+    }
+    const reclaimMinutes = Math.round(DEFAULT_GATEWAY_SESSION_RECLAIM_MS / 60_000);
+    return tooManyRequests({
+      limit: "sessionsPerUser",
+      max: this.#perUser,
+      user,
+      retryAfterMs: lastUse + DEFAULT_GATEWAY_SESSION_RECLAIM_MS - now,
+      what: "sessions",
+      hint: `end one it no longer uses (an HTTP DELETE with its Mcp-Session-Id) before starting another (one unused for ${reclaimMinutes} min gives its place to a new one)`,
+      id,
+    });
+  }
+
+  /** Whether a session last used at `usedAt` has gone unused past `idleMs`. */
+  #expired(usedAt: number): boolean {
+    return usedAt < this.#clock.now() - this.#idleMs;
+  }
+
+  /** End a session: here when it is held, and in the store (its next request is 404 everywhere). */
+  async #end(id: string, held: HeldSession | undefined): Promise<void> {
+    if (held && this.#sessions.get(id) === held) this.#sessions.delete(id);
+    void held?.transport.close().catch(() => {});
+    await this.#store?.dropGatewaySession(id).catch(this.#storeFailed);
+  }
+
+  /** End the sessions held here that went unused past `idleMs`, and delete the store's; the next is due later. */
+  #sweep(): void {
+    const now = this.#clock.now();
+    this.#sweepAt = now + DEFAULT_GATEWAY_SESSION_SWEEP_MS;
+    for (const [id, session] of this.#sessions)
+      if (this.#expired(session.usedAt)) {
+        this.#sessions.delete(id);
+        void session.transport.close().catch(() => {});
+      }
+    void this.#store?.pruneGatewaySessions(isoAt(now - this.#idleMs)).catch(this.#storeFailed);
   }
 
   /** Hold a session here; past `maxSessions` the one unused longest is ended in this process (not in the store). */
@@ -147,8 +251,9 @@ export class HttpSessions {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: id,
       onsessioninitialized: async (sessionId) => {
-        this.#hold(sessionId, { transport, user, touchedAt: Date.now() });
-        const now = new Date().toISOString();
+        const usedAt = this.#clock.now();
+        this.#hold(sessionId, { transport, user, usedAt, touchedAt: usedAt });
+        const now = isoAt(usedAt);
         // Kept before the client hears of the session: its next request may go to another replica.
         await this.#store
           ?.saveGatewaySession({ id: sessionId, user, createdAt: now, usedAt: now, initialize: initialize() })
@@ -156,7 +261,7 @@ export class HttpSessions {
       },
       onsessionclosed: (sessionId) => {
         this.#sessions.delete(sessionId);
-        const unusedSince = new Date(Date.now() - DEFAULT_GATEWAY_SESSION_IDLE_MS).toISOString();
+        const unusedSince = isoAt(this.#clock.now() - this.#idleMs);
         void this.#store?.dropGatewaySession(sessionId, unusedSince).catch(this.#storeFailed);
       },
     });
@@ -170,7 +275,7 @@ export class HttpSessions {
   /**
    * Take up a session this process does not hold from the store: a new server instance, the client's
    * `initialize` and `notifications/initialized` replayed into it under the session's id. Undefined when
-   * the store has no such session (or it went unused past `DEFAULT_GATEWAY_SESSION_IDLE_MS`);
+   * the store has no such session (or it went unused past `idleMs`: its row is deleted);
    * `ANOTHER_USERS` when it is not `user`'s (nothing is started for a request that will be refused).
    */
   #restore(
@@ -185,7 +290,7 @@ export class HttpSessions {
         const record = await this.#store?.gatewaySession(id).catch((error) => void this.#storeFailed(error));
         if (!record) return undefined;
         if (record.user !== user) return ANOTHER_USERS;
-        if (Date.parse(record.usedAt) < Date.now() - DEFAULT_GATEWAY_SESSION_IDLE_MS) {
+        if (this.#expired(Date.parse(record.usedAt))) {
           void this.#store?.dropGatewaySession(id).catch(this.#storeFailed);
           return undefined;
         }
@@ -224,3 +329,18 @@ export class HttpSessions {
     return pending;
   }
 }
+
+/** The 404 a request for an unknown or ended session gets: its client starts another (the MCP spec). */
+function sessionNotFound(): Response {
+  return Response.json(
+    { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
+    { status: 404 },
+  );
+}
+
+/** Whether a request's body is an `initialize` (the request that begins a session). */
+function isInitialize(body: unknown): body is { method: "initialize"; id?: unknown } {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+}
+
+const isoAt = (ms: number) => new Date(ms).toISOString();

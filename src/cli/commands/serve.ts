@@ -86,6 +86,8 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     relay,
     version: PACKAGE_VERSION,
     ...(auth ? { authenticate: auth.authenticate } : {}),
+    // gateway.limits: sessions held, and what one identity may take (sessions, open streams).
+    ...limitsOf(config.gateway?.limits),
     // 2025-11-25 sessions kept in the store too: any replica sharing it (PostgreSQL) takes them up.
     ...(store
       ? {
@@ -145,6 +147,19 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
 async function closeAll(gateway: Gateway, yard: Switchyard): Promise<void> {
   await gateway.close();
   await yard.close();
+}
+
+type LimitKey = "maxSessions" | "sessionsPerUser" | "streamsPerUser" | "sessionIdleMs";
+
+/** `gateway.limits` as the gateway's options (only the keys the config sets). */
+function limitsOf(limits: Partial<Record<LimitKey, number | undefined>> | undefined) {
+  const { maxSessions, sessionsPerUser, streamsPerUser, sessionIdleMs } = limits ?? {};
+  return {
+    ...(maxSessions !== undefined ? { maxSessions } : {}),
+    ...(sessionsPerUser !== undefined ? { sessionsPerUser } : {}),
+    ...(streamsPerUser !== undefined ? { streamsPerUser } : {}),
+    ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}),
+  };
 }
 
 function parsePort(value: string): number {

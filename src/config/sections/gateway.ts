@@ -2,7 +2,7 @@
 // defaults of their keys, the gateway's own numbers that no key sets, and their schemas.
 
 import { z } from "zod";
-import { stringArray, stringMap } from "./fields.js";
+import { positiveInt, stringArray, stringMap } from "./fields.js";
 
 /** What the gateway offers: `all` (every tool the client may call) or `search` (`search_tools` + `call_tool`). */
 export const DEFAULT_GATEWAY_MODE: "all" | "search" = "all";
@@ -25,12 +25,38 @@ export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;
  */
 export const DEFAULT_GATEWAY_MAX_SESSIONS = 1_000;
 /**
- * A 2025-11-25 HTTP session kept in the store (`createGateway(…, { sessionStore })`, which `switchyard
- * serve` passes) is taken up by any replica until it has gone unused this long; then it is forgotten.
+ * A 2025-11-25 HTTP session (held here or kept in the store, which `switchyard serve` passes) lives until
+ * it has gone unused this long; then its id is answered 404 (the client starts another) and its row is
+ * deleted (`gateway.limits.sessionIdleMs`).
  */
 export const DEFAULT_GATEWAY_SESSION_IDLE_MS = 24 * 60 * 60_000;
 /** How often, at most, a session's last use is written to the store (a write per request would cost each call). */
 export const DEFAULT_GATEWAY_SESSION_TOUCH_MS = 60_000;
+/**
+ * How often, at most, the sessions unused past their idle limit are ended and their rows deleted: when a
+ * gateway starts, then at the first request after each such interval (fixed).
+ */
+export const DEFAULT_GATEWAY_SESSION_SWEEP_MS = 10 * 60_000;
+/**
+ * 2025-11-25 HTTP sessions one identity (a token's user) may have at once, in this process and in the
+ * store: past it a new one is answered 429, so one token cannot fill the process or the store
+ * (`gateway.limits.sessionsPerUser`).
+ */
+export const DEFAULT_GATEWAY_SESSIONS_PER_USER = 50;
+/**
+ * An identity at its session cap whose session unused longest has gone unused this long gets a new one
+ * in its place (that one is ended): a client that never ends its sessions (no DELETE, as most do not)
+ * does not lock its user out for the whole idle limit (fixed).
+ */
+export const DEFAULT_GATEWAY_SESSION_RECLAIM_MS = 10 * 60_000;
+/**
+ * HTTP requests one identity may have open at once — GET streams and requests not yet answered in full
+ * (a call's SSE stream): each holds a socket, and one token must not take the process's file descriptors
+ * from everyone else; past it a request is answered 429 (`gateway.limits.streamsPerUser`).
+ */
+export const DEFAULT_GATEWAY_STREAMS_PER_USER = 100;
+/** The `Retry-After` of a request refused for its identity's open streams: when a call may have ended (fixed). */
+export const DEFAULT_GATEWAY_STREAM_RETRY_AFTER_MS = 5_000;
 
 // --- The gateway's authentication (`gateway.auth`) ----------------------------------------------
 
@@ -115,6 +141,18 @@ export const gatewayAuthSchema = z
 /** A `gateway.auth` section: static bearer tokens, an OAuth issuer's access tokens, or both. */
 export type GatewayAuthSection = z.infer<typeof gatewayAuthSchema>;
 
+/** `gateway.limits`: what one gateway holds, and what one identity may take of it. */
+export const gatewayLimitsSchema = z.strictObject(
+  {
+    maxSessions: positiveInt.optional(),
+    sessionsPerUser: positiveInt.optional(),
+    streamsPerUser: positiveInt.optional(),
+    sessionIdleMs: positiveInt.optional(),
+  },
+  { error: 'expected { "maxSessions"?, "sessionsPerUser"?, "streamsPerUser"?, "sessionIdleMs"? }' },
+);
+export type GatewayLimitsSection = z.infer<typeof gatewayLimitsSchema>;
+
 /** The `gateway` section: how `switchyard serve` serves the fleet. */
 export const gatewaySchema = z.strictObject(
   {
@@ -123,7 +161,8 @@ export const gatewaySchema = z.strictObject(
     auth: gatewayAuthSchema.optional(),
     allowedHosts: stringArray.optional(),
     allowedOrigins: stringArray.optional(),
+    limits: gatewayLimitsSchema.optional(),
   },
-  { error: 'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"? }' },
+  { error: 'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"?, "limits"? }' },
 );
 export type GatewaySection = z.infer<typeof gatewaySchema>;
