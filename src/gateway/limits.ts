@@ -36,7 +36,8 @@ export function tooManyRequests(refusal: {
         data: { limit: refusal.limit, max: refusal.max, user: refusal.user, retryAfterSeconds: retryAfter },
       },
     },
-    { status: 429, headers: { "retry-after": String(retryAfter) } },
+    // The connection is closed after the answer: a refused client keeps no socket (a descriptor) here.
+    { status: 429, headers: { "retry-after": String(retryAfter), connection: "close" } },
   );
 }
 
