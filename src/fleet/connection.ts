@@ -51,6 +51,8 @@ export class ServerConnection {
   #closing: Promise<void> | undefined;
   #restarts = 0;
   #restartsInRow = 0;
+  /** Pings in a row this life left unanswered; `health.maxFailures` of them restart a server with a process. */
+  #unansweredPings = 0;
   #upSince = 0;
   /** Resolves when a restart is over, one way or the other; requests that arrive meanwhile wait on it. */
   #restartOver: { promise: Promise<void>; resolve: () => void } | undefined;
@@ -169,7 +171,11 @@ export class ServerConnection {
       this.#subscriptions.forget(asked.uri);
       return Promise.resolve(undefined as ServerAnswers[M]);
     }
-    return attemptOn(this.#target, request, options);
+    const generation = this.#generation;
+    return attemptOn(this.#target, request, options).then((answer) => {
+      if (generation === this.#generation) this.#unansweredPings = 0; // the connection carries requests
+      return answer;
+    });
   }
 
   /**
@@ -177,8 +183,34 @@ export class ServerConnection {
    * `server/discover` on the 2026-07-28 revision.
    * @throws SwitchyardError `SERVER_UNAVAILABLE` or `TIMEOUT`.
    */
-  ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
-    return pingOn(this.#target, timeoutMs);
+  async ping(timeoutMs = this.config.health.timeoutMs): Promise<void> {
+    const generation = this.#generation;
+    try {
+      await pingOn(this.#target, timeoutMs);
+      this.#unansweredPings = 0;
+    } catch (error) {
+      if (generation === this.#generation) this.#pingUnanswered(error, timeoutMs);
+      throw error;
+    }
+  }
+
+  /**
+   * A ping got no answer (it timed out, or could not be sent): a server whose process lives on but whose
+   * connection carries nothing any more is restarted like a crashed one after `health.maxFailures` in a
+   * row. A remote server is left to its breaker: a new session would not reach it sooner.
+   */
+  #pingUnanswered(error: unknown, timeoutMs: number): void {
+    const session = this.#session;
+    const noAnswer =
+      isSwitchyardError(error) && (error.code === "TIMEOUT" || error.code === "SERVER_UNAVAILABLE");
+    if (!noAnswer || this.#status !== "ready" || !session?.process) return;
+    this.#unansweredPings += 1;
+    const { maxFailures } = this.config.health;
+    if (maxFailures === 0 || this.#unansweredPings < maxFailures) return;
+    this.#lost(
+      session,
+      `its process runs, but ${this.#unansweredPings} pings in a row got no answer within ${timeoutMs} ms (health.maxFailures)`,
+    );
   }
 
   /**
@@ -279,7 +311,7 @@ export class ServerConnection {
         logger: this.#log,
         ...(this.#hooks.wire ? { wire: this.#hooks.wire } : {}),
         onNoise: (line) => this.#noise(line),
-        onLost: () => this.#lost(session),
+        onLost: (why) => this.#lost(session, why),
         onToolsChanged: (error, tools) => this.#listChanged(session, "tools", error, tools && { tools }),
         onResourcesChanged: (error, lists) => this.#listChanged(session, "resources", error, lists),
         onPromptsChanged: (error, prompts) =>
@@ -314,9 +346,9 @@ export class ServerConnection {
   }
 
   /** The server was lost: restart it within the limits, or give up and mark it failed. */
-  #lost(session: ServerSession): void {
+  #lost(session: ServerSession, why = "the connection closed"): void {
     if (this.#status !== "ready" || session !== this.#session) return;
-    const reason = session.describeExit("the connection closed");
+    const reason = session.describeExit(why);
     if (Date.now() - this.#upSince > DEFAULT_RESTART_STABLE_AFTER_MS) this.#restartsInRow = 0;
     if (this.#restartsInRow >= this.config.restart.maxRestarts) {
       const gaveUp =
@@ -405,6 +437,7 @@ export class ServerConnection {
 
   #becomeReady(recovered = false): void {
     this.#upSince = Date.now();
+    this.#unansweredPings = 0;
     this.#setStatus("ready", recovered);
     this.#restartDone();
   }

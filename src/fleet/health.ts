@@ -15,24 +15,35 @@ export class HealthChecks {
     return this.#health;
   }
 
-  /** (Re)start pinging every `intervalMs` (none: stop); a failing server is warned about once. */
+  /**
+   * (Re)start pinging every `intervalMs` (none: stop), one ping at a time; a failing server is warned
+   * about once. Pings left unanswered count towards a restart where the connection counts them.
+   */
   start(
     intervalMs: number | undefined,
     check: { ready(): boolean; ping(): Promise<void>; log: Logger },
   ): void {
     this.stop();
     if (!intervalMs) return;
+    let pinging = false;
     this.#timer = setInterval(() => {
-      if (!check.ready()) return;
-      check.ping().then(
-        () => {
-          this.#health = "ok";
-        },
-        (error: unknown) => {
-          if (this.#health !== "failing") check.log.warn({}, `health ping failed: ${messageOf(error)}`);
-          this.#health = "failing";
-        },
-      );
+      // One ping at a time: a ping slower than the interval is not joined by more.
+      if (pinging || !check.ready()) return;
+      pinging = true;
+      check
+        .ping()
+        .then(
+          () => {
+            this.#health = "ok";
+          },
+          (error: unknown) => {
+            if (this.#health !== "failing") check.log.warn({}, `health ping failed: ${messageOf(error)}`);
+            this.#health = "failing";
+          },
+        )
+        .finally(() => {
+          pinging = false;
+        });
     }, intervalMs);
     this.#timer.unref();
   }

@@ -30,6 +30,11 @@ export interface ServerProcessOptions {
   onOutputLine?: (line: string) => void;
   /** Called once as soon as the process exits (its pipes may still hold its last output). */
   onExit?: () => void;
+  /**
+   * Called once when stdout (read through `onStdout`) closes while the process runs on: nothing it says
+   * can arrive any more. Not called when the process exits, nor while it is being stopped.
+   */
+  onStdoutClosed?: () => void;
   /** Called once when the process is gone and its pipes are closed. */
   onClose?: () => void;
 }
@@ -109,8 +114,10 @@ export class ServerProcess {
     });
 
     child.stdout!.setEncoding("utf8");
-    if (onStdout) child.stdout!.on("data", onStdout);
-    else forEachLine(child.stdout!, (line) => this.#output(line));
+    if (onStdout) {
+      child.stdout!.on("data", onStdout);
+      child.stdout!.once("close", () => this.#stdoutClosed());
+    } else forEachLine(child.stdout!, (line) => this.#output(line));
     child.stderr!.setEncoding("utf8");
     forEachLine(child.stderr!, (line) => this.#output(line));
     child.stdin!.on("error", () => {
@@ -176,6 +183,15 @@ export class ServerProcess {
     const exit = this.#exit;
     if (!exit) return undefined;
     return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+  }
+
+  /** Stdout closed: unless the process exits meanwhile (its pipes close as it goes), it lives on without it. */
+  #stdoutClosed(): void {
+    if (this.#exit || this.#stopping || !this.#markClosed) return;
+    const timer = setTimeout(() => {
+      if (!this.#exit && !this.#stopping && this.#markClosed) this.#options.onStdoutClosed?.();
+    }, PIPE_DRAIN_MS);
+    timer.unref();
   }
 
   #finish(): void {

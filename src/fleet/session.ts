@@ -50,8 +50,8 @@ export interface SessionHooks {
   onNoise: (line: string) => void;
   /** The server said its tools changed, and they were listed again. */
   onToolsChanged: (error: Error | null, tools: Tool[] | null) => void;
-  /** The connection or the server's process went away. */
-  onLost: () => void;
+  /** The connection or the server's process went away; `why` says how, when it is not an exit. */
+  onLost: (why?: string) => void;
   /** The server said its resources changed, and they (and its templates) were listed again. */
   onResourcesChanged?: (
     error: Error | null,
@@ -338,6 +338,8 @@ export class ServerSession {
       onNoise: this.#hooks.onNoise,
       // Stop sending at once: calls that arrive from now on wait for the restart instead.
       onExit: () => this.#lost(),
+      // Nothing it answers can arrive any more, though it runs on: lost all the same.
+      onStdoutClosed: () => this.#lost("the server closed its stdout and kept running"),
       onStderr: (line) => this.#hooks.logger.debug({ stream: "stderr" }, line),
     });
     this.#process = transport.process;
@@ -356,7 +358,7 @@ export class ServerSession {
     return new URL(launched.url);
   }
 
-  #lost(): void {
-    if (!this.#closed) this.#hooks.onLost();
+  #lost(why?: string): void {
+    if (!this.#closed) this.#hooks.onLost(why);
   }
 }

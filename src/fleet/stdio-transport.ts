@@ -15,7 +15,10 @@ const LISTEN_METHOD = "subscriptions/listen";
 const PROBE_METHOD = "server/discover";
 
 export interface StdioTransportOptions
-  extends Pick<ServerProcessOptions, "command" | "args" | "env" | "cwd" | "shutdownGraceMs" | "onExit"> {
+  extends Pick<
+    ServerProcessOptions,
+    "command" | "args" | "env" | "cwd" | "shutdownGraceMs" | "onExit" | "onStdoutClosed"
+  > {
   /** Largest single message accepted (one stdout line, bytes); default {@link DEFAULT_MAX_RESULT_BYTES}. */
   maxMessageBytes?: number;
   /** Called with every stdout line that is not a JSON-RPC message. */

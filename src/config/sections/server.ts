@@ -88,11 +88,18 @@ export const DEFAULT_MAX_RETRY_DELAY_MS = 2_000;
 export const DEFAULT_HEALTH_INTERVAL_MS = 0;
 /** How long a health ping, or the circuit breaker's probe ping, may take (`health.timeoutMs`). */
 export const DEFAULT_PING_TIMEOUT_MS = 5_000;
+/**
+ * Pings in a row (health checks and the circuit breaker's probes) that a server with a process leaves
+ * unanswered before it is restarted like a crashed one (`health.maxFailures`); 0: never.
+ */
+export const DEFAULT_HEALTH_MAX_FAILURES = 3;
 /** The `health` section when a server sets none. */
-export const DEFAULT_HEALTH: Readonly<{ intervalMs: number; timeoutMs: number }> = Object.freeze({
-  intervalMs: DEFAULT_HEALTH_INTERVAL_MS,
-  timeoutMs: DEFAULT_PING_TIMEOUT_MS,
-});
+export const DEFAULT_HEALTH: Readonly<{ intervalMs: number; timeoutMs: number; maxFailures: number }> =
+  Object.freeze({
+    intervalMs: DEFAULT_HEALTH_INTERVAL_MS,
+    timeoutMs: DEFAULT_PING_TIMEOUT_MS,
+    maxFailures: DEFAULT_HEALTH_MAX_FAILURES,
+  });
 
 /** Restarts in a row of a server that was lost (`restart.maxRestarts`) before it is left `failed`. */
 export const DEFAULT_MAX_RESTARTS = 3;
@@ -210,7 +217,11 @@ export const serverEntrySchema = z.object({
     .strictObject({ maxRetries: nonNegativeInt.optional(), backoffMs: nonNegativeInt.optional() })
     .optional(),
   health: z
-    .strictObject({ intervalMs: nonNegativeInt.optional(), timeoutMs: positiveInt.optional() })
+    .strictObject({
+      intervalMs: nonNegativeInt.optional(),
+      timeoutMs: positiveInt.optional(),
+      maxFailures: nonNegativeInt.optional(),
+    })
     .optional(),
   restart: z
     .strictObject({ maxRestarts: nonNegativeInt.optional(), backoffMs: nonNegativeInt.optional() })
@@ -276,8 +287,11 @@ export interface ServerConfig {
   /** Largest answer accepted from a stdio server; a larger one fails its call with `RESULT_TOO_LARGE`. */
   maxResultBytes: number;
   retry: { maxRetries: number; backoffMs: number };
-  /** Periodic `ping`; `intervalMs` 0 turns it off. */
-  health: { intervalMs: number; timeoutMs: number };
+  /**
+   * Periodic `ping`; `intervalMs` 0 turns it off. `maxFailures` pings in a row left unanswered restart a
+   * server with a process (0: never).
+   */
+  health: { intervalMs: number; timeoutMs: number; maxFailures: number };
   restart: { maxRestarts: number; backoffMs: number };
   circuitBreaker: { failureThreshold: number; cooldownMs: number };
   versionNegotiation: VersionNegotiation;
