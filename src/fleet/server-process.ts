@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Socket } from "node:net";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
+import { Descendants, newServerTag, SERVER_TAG_VAR } from "./descendants.js";
 import { trackProcessGroup, untrackProcessGroup } from "./process-groups.js";
 
 export { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
@@ -10,7 +11,10 @@ export const OUTPUT_TAIL_LINES = 40;
 const MAX_TAIL_LINE_CHARS = 1_000;
 /** After the process exits, how long to wait for its pipes to drain before declaring it closed. */
 const PIPE_DRAIN_MS = 200;
-/** Variables a server inherits from Switchyard's environment; the config's `env` adds to them. */
+/**
+ * Variables a server inherits from Switchyard's environment; the config's `env` adds to them, and
+ * `SWITCHYARD_SERVER_TAG` (descendants.ts) comes last.
+ */
 const INHERITED_ENV = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"];
 
 export interface ServerProcessOptions {
@@ -48,13 +52,16 @@ export interface ExitInfo {
 /**
  * A server's child process, owned from spawn to reaping. It runs in its own process group, and the
  * whole group is ended on stop or when this process ends, however it ends (see process-groups.ts),
- * so wrappers such as `npx` or `uv run` leave no grandchildren behind. Stopping follows the MCP spec:
- * close stdin, then SIGTERM, then SIGKILL.
+ * so wrappers such as `npx` or `uv run` leave no grandchildren behind; on Linux so are its
+ * descendants that left the group (descendants.ts). Stopping follows the MCP spec: close stdin, then
+ * SIGTERM, then SIGKILL.
  */
 export class ServerProcess {
   readonly #options: ServerProcessOptions;
   readonly #tail: string[] = [];
   #child: ChildProcess | undefined;
+  /** What the process started that left its group (Linux). */
+  #descendants: Descendants | undefined;
   #exit: ExitInfo | undefined;
   #closed: Promise<void> | undefined;
   #markClosed: (() => void) | undefined;
@@ -98,16 +105,20 @@ export class ServerProcess {
   start(): Promise<void> {
     if (this.#child) throw new Error("ServerProcess already started");
     const { command, args = [], env = {}, cwd, onStdout } = this.#options;
+    const tag = newServerTag();
     const child = spawn(command, args, {
       cwd,
-      env: { ...inheritedEnv(), ...env },
+      env: { ...inheritedEnv(), ...env, [SERVER_TAG_VAR]: tag },
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
       windowsHide: true,
     });
     this.#child = child;
     // Known as soon as spawn returns (and the child already leads its own group): watched from now.
-    if (child.pid !== undefined) trackProcessGroup(child.pid);
+    if (child.pid !== undefined) {
+      this.#descendants = new Descendants(tag, child.pid);
+      trackProcessGroup(child.pid, this.#descendants);
+    }
     this.#applyHold();
     this.#closed = new Promise((resolve) => {
       this.#markClosed = resolve;
@@ -155,9 +166,13 @@ export class ServerProcess {
     // Whoever awaits the stop is kept alive until the process is gone, idle or not.
     this.#stopping = true;
     this.#applyHold();
+    const descendants = this.#descendants;
+    // While the group is there, its members link to what they started outside it.
+    descendants?.record();
     if (!this.#exit) {
       child.stdin?.end();
       if (!(await settlesWithin(closed, grace))) {
+        descendants?.record();
         signalGroup(child, "SIGTERM");
         if (!(await settlesWithin(closed, grace))) signalGroup(child, "SIGKILL");
       }
@@ -165,6 +180,8 @@ export class ServerProcess {
     // The leader is gone or going; make sure nothing it started outlives it.
     signalGroup(child, "SIGKILL");
     await closed;
+    // What left the group (a grandchild that called setsid): SIGTERM, then SIGKILL after the grace period.
+    await descendants?.end(grace);
   }
 
   /**
@@ -200,6 +217,8 @@ export class ServerProcess {
     this.#markClosed = undefined;
     const child = this.#child;
     if (child?.pid !== undefined) {
+      // Not stopped but gone (a crash): what it started outside its group goes with it, as its group does.
+      if (!this.#stopping) this.#descendants?.signal("SIGKILL");
       signalGroup(child, "SIGKILL");
       untrackProcessGroup(child.pid);
     }

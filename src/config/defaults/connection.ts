@@ -29,6 +29,11 @@ export const DEFAULT_STREAM_OPEN_WAIT_MS = 1_000;
 /** How long a stdio server gets to exit after its stdin is closed, then again after SIGTERM. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 1_000;
 /**
+ * Linux: how often the parent links below each running server are looked at (/proc), so that a
+ * descendant that left the server's process group is still known once its parent is gone.
+ */
+export const DEFAULT_DESCENDANT_POLL_MS = 2_000;
+/**
  * A tool call run as a task (the tasks extension): how often its status is asked for (`tasks/get`) when
  * the server's task names no `pollInterval`; a status notification from the server wakes it sooner.
  */
