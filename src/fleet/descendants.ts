@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 
 /** While descendants are given their grace period, how often to look whether they are gone. */
@@ -49,17 +50,41 @@ export function processTable(): ProcessEntry[] | undefined {
   return table;
 }
 
-/** /proc/<pid>/stat's state, ppid, pgrp and start time (field 22); undefined when gone or a zombie. */
-function statOf(pid: number): ProcessEntry | undefined {
+/**
+ * The same as {@link processTable} without blocking the event loop, for the periodic look (a few ms
+ * of reads per hundred processes).
+ */
+export async function processTableLater(): Promise<ProcessEntry[] | undefined> {
+  let entries: string[];
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // After the command name in parentheses (which may hold spaces): state ppid pgrp session … (field 3 on).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] === "Z" || fields[0] === "X") return undefined;
-    return { pid, ppid: Number(fields[1]), pgrp: Number(fields[2]), start: fields[19]! };
+    entries = await readdir("/proc");
   } catch {
     return undefined;
   }
+  const table: ProcessEntry[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => undefined);
+    const parsed = stat === undefined ? undefined : parseStat(Number(entry), stat);
+    if (parsed) table.push(parsed);
+  }
+  return table;
+}
+
+/** /proc/<pid>/stat's state, ppid, pgrp and start time (field 22); undefined when gone or a zombie. */
+function statOf(pid: number): ProcessEntry | undefined {
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function parseStat(pid: number, stat: string): ProcessEntry | undefined {
+  // After the command name in parentheses (which may hold spaces): state ppid pgrp session … (field 3 on).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  if (fields[0] === "Z" || fields[0] === "X") return undefined;
+  return { pid, ppid: Number(fields[1]), pgrp: Number(fields[2]), start: fields[19]! };
 }
 
 /**

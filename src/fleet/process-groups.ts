@@ -1,5 +1,12 @@
 import { DEFAULT_DESCENDANT_POLL_MS, DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
-import { type Descendants, HOST_TAG, hostDescendants, processTable, signalEach } from "./descendants.js";
+import {
+  type Descendants,
+  HOST_TAG,
+  hostDescendants,
+  processTable,
+  processTableLater,
+  signalEach,
+} from "./descendants.js";
 import { Reaper } from "./reaper.js";
 
 /**
@@ -51,10 +58,19 @@ export function untrackProcessGroup(pid: number): void {
   }
 }
 
-/** Look at every live server's descendants again (one read of /proc for all). */
+let looking = false;
+
+/** Look at every live server's descendants again: one read of /proc for all, one at a time, not blocking. */
 function recordDescendants(): void {
-  const table = processTable();
-  for (const descendants of live.values()) descendants?.record(table);
+  if (looking) return;
+  looking = true;
+  void processTableLater()
+    .then((table) => {
+      for (const descendants of live.values()) descendants?.record(table);
+    })
+    .finally(() => {
+      looking = false;
+    });
 }
 
 /** Start a reaper (the first, or one to replace a reaper that died) and tell it every live group. */

@@ -26,7 +26,7 @@ import {
 const WEDGED_SERVER = `${ROOT}test/fixtures/wedged-server.mjs`;
 
 /** A server entry whose detached grandchild writes its pid to the returned file. */
-function detaching(flag: "--detach" | "--detach-bare", env: Record<string, string> = {}) {
+function detaching(flag: "--detach" | "--detach-bare" | "--detach-orphan", env: Record<string, string> = {}) {
   const file = path.join(mkdtempSync(path.join(tmpdir(), "switchyard-detached-")), "grandchild.pid");
   return { entry: { command: NODE, args: [WEDGED_SERVER, flag, file], env }, file };
 }
@@ -47,6 +47,19 @@ describe("detached grandchildren do not outlive the fleet (Linux)", () => {
     const pids = [await grandchildOf(kept.file), await grandchildOf(bare.file)];
     await yard.close();
     await waitFor(() => !pids.some(isAlive), 5_000, "the detached grandchildren to end");
+  });
+
+  it("close() ends one with an empty environment whose parent died, left to init: it was seen while it had one", async () => {
+    const orphan = detaching("--detach-orphan");
+    await using yard = await Switchyard.connect({ mcpServers: { w: orphan.entry } });
+    const pid = await grandchildOf(orphan.file);
+    // Its parent lives 5 s: looks at the parent links (every 2 s) see it meanwhile. Then it is left to init.
+    const parentOf = () => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
+    const parent = parentOf();
+    await waitFor(() => !isAlive(pid) || parentOf() !== parent, 15_000, "the grandchild's parent to exit");
+    expect(isAlive(pid)).toBe(true);
+    await yard.close();
+    await waitFor(() => !isAlive(pid), 5_000, "the orphaned grandchild to end");
   });
 
   it("a restart ends the old life's grandchild, the fleet still running", async () => {
