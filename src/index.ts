@@ -96,7 +96,13 @@ export type {
 } from "./models/model.js";
 export { OpenAIChatModel, type OpenAIChatModelOptions } from "./models/openai-chat.js";
 export { type ModelSection, resolveModel } from "./models/resolve.js";
-export { type AuditProblem, type AuditVerification, verifyAudit } from "./store/audit-chain.js";
+export {
+  type AuditProblem,
+  type AuditVerification,
+  type AuditVerifyOptions,
+  verifyAudit,
+} from "./store/audit-chain.js";
+export { type AuditCheckpoint, auditCheckpoint, parseAuditCheckpoint } from "./store/audit-checkpoint.js";
 export { defaultStorePath, openStore } from "./store/open.js";
 export type {
   AuditHead,

@@ -1,10 +1,10 @@
+import { AuditWriter } from "./calls/audit-writer.js";
 import { optionsObject } from "./calls/check-input.js";
 import { checkIdentity, osIdentity } from "./calls/identity.js";
 import type { ToolResult } from "./calls/normalize.js";
 import { RequestPipeline } from "./calls/pipeline.js";
 import type { PolicyEngine, PolicyTarget } from "./calls/policy.js";
 import { compilePolicy } from "./calls/policy-rules.js";
-import { AuditWriter } from "./calls/policy-step.js";
 import type {
   CallToolOptions,
   CompletionReference,
@@ -85,6 +85,7 @@ export class Switchyard implements AsyncDisposable {
   readonly #pipeline: RequestPipeline;
   readonly #listeners: ResourceListeners;
   #recorder: StoreRecorder | undefined;
+  readonly #audit: AuditWriter | undefined;
   #closed = false;
   /** Stops redacting spans with this Switchyard's secrets (at `close`). */
   readonly #unredactSpans: () => void;
@@ -115,6 +116,13 @@ export class Switchyard implements AsyncDisposable {
       ...(options.policy ? { code: options.policy } : {}),
     });
     this.identity = options.identity ?? identityOf(config.identity) ?? osIdentity();
+    this.#audit = options.audit
+      ? new AuditWriter(options.audit, {
+          logger,
+          redact: options.redact,
+          onWriteError: config.audit?.onWriteError,
+        })
+      : undefined;
     this.#pipeline = new RequestPipeline({
       catalog,
       lists,
@@ -128,9 +136,7 @@ export class Switchyard implements AsyncDisposable {
       logger,
       policy: this.policy,
       onApproval: options.onApproval,
-      audit: options.audit
-        ? new AuditWriter(options.audit, { logger, ...(options.redact ? { redact: options.redact } : {}) })
-        : undefined,
+      audit: this.#audit,
       identity: this.identity,
       isClosed: () => this.#closed,
       scopeCalls: options.wireTrace !== undefined,
@@ -474,7 +480,7 @@ export class Switchyard implements AsyncDisposable {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#fleet.close();
-    await Promise.all([this.#recorder?.flush(), this.#trustWrites()]);
+    await Promise.all([this.#recorder?.flush(), this.#trustWrites(), this.#audit?.close()]);
     this.#unredactSpans();
   }
 

@@ -9,9 +9,10 @@ import { inSpan } from "../telemetry/tracer.js";
 import type { ApprovalHandler } from "./approval.js";
 import { describeTarget, refusalFields } from "./approval.js";
 import { checkToolArguments, completionArgument, parseArgumentsText, promptArguments } from "./arguments.js";
+import type { AuditWriter } from "./audit-writer.js";
 import { checkRequestInput, labelOf } from "./check-input.js";
 import type { PolicyEngine } from "./policy.js";
-import { type AuditWriter, admit } from "./policy-step.js";
+import { admit } from "./policy-step.js";
 import { type RecorderParts, RequestRecord } from "./recorder.js";
 import {
   REQUEST_METHODS,
@@ -124,8 +125,12 @@ export class RequestPipeline {
         : await work();
       const text = resultText(result);
       const toolError = kind === "tool" && (result as RequestResults["tool"]).isError;
-      const finished = record.finished({ ...(text !== undefined ? { text } : {}), toolError });
-      return { ok: true, result: result as RequestResults[K], record: finished };
+      const end = { ...(text !== undefined ? { text } : {}), toolError };
+      // The call row is written before the result goes out: one that cannot be fails the request
+      // (audit.onWriteError: "fail"), so no caller gets a result whose row is lost.
+      const unaudited = await record.audited(end);
+      if (unaudited) return this.#failed(record, context, unaudited, true);
+      return { ok: true, result: result as RequestResults[K], record: record.finished(end) };
     } catch (error) {
       return this.#failed(record, context, error);
     } finally {
@@ -133,12 +138,21 @@ export class RequestPipeline {
     }
   }
 
-  #failed<T>(record: RequestRecord, context: RequestContext | undefined, error: unknown): RequestOutcome<T> {
+  /** The request failed: its `call` row (when admitted and not `audited` already), its record. */
+  async #failed<T>(
+    record: RequestRecord,
+    context: RequestContext | undefined,
+    error: unknown,
+    audited = false,
+  ): Promise<RequestOutcome<T>> {
     const raw = this.#asSwitchyardError(context, error);
     const failure = this.#parts.redactText ? raw.redacted(this.#parts.redactText) : raw;
     if (context) for (const interceptor of this.#interceptors) interceptor.onError?.(context, failure);
     const refusal = (error as { refusal?: CallRecord["error"] }).refusal;
-    return { ok: false, error: failure, record: record.finished({ error: refusal ?? failure }) };
+    const end = { error: refusal ?? failure };
+    // A failure whose row cannot be written fails as it is (the row's loss is logged and counted).
+    if (!audited) await record.audited(end);
+    return { ok: false, error: failure, record: record.finished(end) };
   }
 
   /** Every stage after resolving, to the request's result. */

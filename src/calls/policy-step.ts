@@ -1,7 +1,6 @@
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
-import type { AuditEntry, AuditSink } from "../telemetry/audit.js";
-import type { Logger } from "../telemetry/logger.js";
 import { type ApprovalHandler, askApproval, describeTarget, refusalFields } from "./approval.js";
+import type { AuditWriter } from "./audit-writer.js";
 import { describeIdentity } from "./identity.js";
 import type { Decision, PolicyEngine, PolicyTarget } from "./policy.js";
 import type { RequestContext } from "./request.js";
@@ -18,7 +17,9 @@ export interface PolicyStageOptions {
  * The pipeline's policy stage, for every kind of request: the one engine that decides the listings
  * decides the request — `deny` fails with `POLICY_DENIED` naming the rule, `approve` waits for
  * `onApproval` within the request's deadline — and, with an audit log, one `decision` row per request
- * and one `approval` row when one was asked. Without a policy it admits everything and writes nothing.
+ * and one `approval` row when one was asked, each written before the request goes on (one that cannot
+ * be, with `audit.onWriteError: "fail"`, fails it before anything is sent). Without a policy it admits
+ * everything and writes nothing.
  */
 export async function admit(request: RequestContext, target: PolicyTarget, options: PolicyStageOptions) {
   const { policy, audit } = options;
@@ -29,12 +30,13 @@ export async function admit(request: RequestContext, target: PolicyTarget, optio
     tags: policy.tagsOf(target),
     arguments: request.args,
   });
-  audit?.write(request, {
+  const unwritten = await audit?.write(request, {
     kind: "decision",
     outcome: decision.effect === "approve" ? "approval_required" : decision.effect,
     ...(decision.rule !== undefined ? { rule: decision.rule } : {}),
     ...(decision.reason !== undefined ? { summary: decision.reason } : {}),
   });
+  if (unwritten) throw unwritten;
   if (decision.effect === "deny") throw denied(request, decision);
   if (decision.effect !== "approve") return;
   let answer: { approved: boolean; reason?: string };
@@ -42,7 +44,7 @@ export async function admit(request: RequestContext, target: PolicyTarget, optio
     answer = await askApproval(request, decision, options.onApproval);
   } catch (error) {
     // No handler, no answer within the deadline, or cancelled: refused, and said so in the log.
-    audit?.write(request, {
+    await audit?.write(request, {
       kind: "approval",
       outcome: "refused",
       ...(decision.rule !== undefined ? { rule: decision.rule } : {}),
@@ -50,12 +52,13 @@ export async function admit(request: RequestContext, target: PolicyTarget, optio
     });
     throw error;
   }
-  audit?.write(request, {
+  const approvalUnwritten = await audit?.write(request, {
     kind: "approval",
     outcome: answer.approved ? "approved" : "refused",
     ...(decision.rule !== undefined ? { rule: decision.rule } : {}),
     ...(answer.reason !== undefined ? { summary: answer.reason } : {}),
   });
+  if (approvalUnwritten) throw approvalUnwritten;
   if (!answer.approved) throw refused(request, decision, answer.reason);
 }
 
@@ -74,48 +77,4 @@ function refused(request: RequestContext, decision: Decision, reason: string | u
     `${describeTarget(request)} needs approval (rule ${decision.rule ?? "policy.default"}) and it was refused${reason ? `: ${reason}` : ""}`,
     refusalFields(request),
   );
-}
-
-/** One audit row of a request, beside what every row of it carries. */
-export type AuditRowOf = Pick<AuditEntry, "kind" | "outcome" | "rule" | "summary" | "ms">;
-
-/**
- * Writes a request's audit rows: who, what, the arguments (through `redact`), and the row's own part.
- * A sink that throws or rejects is logged, never fails the request.
- */
-export class AuditWriter {
-  readonly #sink: AuditSink;
-  readonly #redact: (value: unknown) => unknown;
-  readonly #logger: Logger;
-
-  constructor(sink: AuditSink, options: { redact?: (value: unknown) => unknown; logger: Logger }) {
-    this.#sink = sink;
-    this.#redact = options.redact ?? ((value) => value);
-    this.#logger = options.logger;
-  }
-
-  write(request: RequestContext, row: AuditRowOf): void {
-    const entry: AuditEntry = {
-      time: new Date().toISOString(),
-      identity: request.identity,
-      server: request.server,
-      tool: request.tool,
-      name: request.name,
-      ...(request.kind === "tool" ? {} : { method: request.method }),
-      arguments: this.#redact(request.args),
-      callId: request.id,
-      ...(request.runId !== undefined ? { runId: request.runId } : {}),
-      ...row,
-    };
-    try {
-      const written = this.#sink.append(entry);
-      if (written instanceof Promise) written.catch((error) => this.#failed(error));
-    } catch (error) {
-      this.#failed(error);
-    }
-  }
-
-  #failed(error: unknown): void {
-    this.#logger.error({ error: String(error) }, "audit log: append failed");
-  }
 }

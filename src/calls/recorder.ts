@@ -10,7 +10,7 @@ import {
 } from "../telemetry/events.js";
 import type { Logger } from "../telemetry/logger.js";
 import { endSpan, failSpan, type Span, SpanKind, startSpan } from "../telemetry/tracer.js";
-import type { AuditWriter } from "./policy-step.js";
+import type { AuditWriter } from "./audit-writer.js";
 import type { RequestContext, RequestOptions } from "./request.js";
 
 /** What a request's record knows before it is resolved: its id, what was asked, for whom. */
@@ -33,10 +33,18 @@ export interface RecorderParts {
   audit: AuditWriter | undefined;
 }
 
+/** How a request ended: with a result (`text`, `toolError` when a tool answered `isError`), or `error`. */
+export interface RequestEnd {
+  text?: string;
+  toolError?: boolean;
+  error?: SwitchyardError | RecordedError;
+}
+
 /**
  * The one record of one request: `call_started`, `call_progress` and `call_finished` for the
  * Switchyard's observers and the run's own listener, its span, its debug log line, and its `call` row
- * in the audit log once it was admitted. Events are built only when someone listens.
+ * in the audit log once it was admitted ({@link audited}, before it is finished). Events are built
+ * only when someone listens.
  */
 export class RequestRecord {
   readonly #parts: RecorderParts;
@@ -120,18 +128,27 @@ export class RequestRecord {
   }
 
   /**
+   * The request's `call` row, once it was admitted: resolves when it is written, or with the error the
+   * request must fail with when it cannot be (`audit.onWriteError: "fail"`).
+   */
+  async audited(end: RequestEnd): Promise<SwitchyardError | undefined> {
+    if (!this.#admitted || !this.#parts.audit) return undefined;
+    const error = errorOf(end);
+    return await this.#parts.audit.write(this.#admitted, {
+      kind: "call",
+      outcome: error ? (error.code === "TOOL_ERROR" ? "tool_error" : error.code) : "ok",
+      ms: Math.round(elapsedMs(this.#started) * 1000) / 1000,
+      ...(error ? { summary: error.message.slice(0, 200) } : {}),
+    });
+  }
+
+  /**
    * The request ended: with a result (`text` is its rendering; `toolError` when a tool answered
    * `isError`), or with `error`. Returns its record.
    */
-  finished(end: { text?: string; toolError?: boolean; error?: SwitchyardError | RecordedError }): CallRecord {
+  finished(end: RequestEnd): CallRecord {
     const { id, name, method, options } = this.#start;
-    const error: RecordedError | undefined = end.error
-      ? end.error instanceof Error
-        ? recordedError(end.error)
-        : end.error
-      : end.toolError
-        ? { code: "TOOL_ERROR", message: (end.text ?? "").slice(0, DEFAULT_RECORDED_ERROR_CHARS) }
-        : undefined;
+    const error = errorOf(end);
     const record: CallRecord = {
       id,
       name,
@@ -157,14 +174,6 @@ export class RequestRecord {
         },
         error ? "call failed" : "call finished",
       );
-    if (this.#admitted && this.#parts.audit) {
-      this.#parts.audit.write(this.#admitted, {
-        kind: "call",
-        outcome: error ? (error.code === "TOOL_ERROR" ? "tool_error" : error.code) : "ok",
-        ms: Math.round(record.ms * 1000) / 1000,
-        ...(error ? { summary: error.message.slice(0, 200) } : {}),
-      });
-    }
     if (this.#listened)
       this.#emit({
         type: "call_finished",
@@ -195,4 +204,12 @@ export class RequestRecord {
       }
     }
   }
+}
+
+/** What a request's end records as its error: its own, a tool's `isError` answer, or none. */
+function errorOf(end: RequestEnd): RecordedError | undefined {
+  if (end.error) return end.error instanceof Error ? recordedError(end.error) : end.error;
+  if (end.toolError)
+    return { code: "TOOL_ERROR", message: (end.text ?? "").slice(0, DEFAULT_RECORDED_ERROR_CHARS) };
+  return undefined;
 }

@@ -208,7 +208,9 @@ export class CommandContext {
   store(): Promise<Store | undefined> {
     this.#store ??= (async () => {
       const section = this.#storeSection();
-      return section === false ? undefined : openStore(section);
+      if (section === false) return undefined;
+      const key = this.auditSection().key;
+      return openStore(section, key !== undefined ? { auditKey: key } : {});
     })();
     return this.#store;
   }
@@ -222,6 +224,18 @@ export class CommandContext {
         EXIT_USAGE,
       );
     return store;
+  }
+
+  /** The config's `audit` section (its key signs the log); none, or no config file at all: empty. */
+  auditSection(): NonNullable<SwitchyardConfig["audit"]> {
+    if (this.#options.config === undefined && process.env.SWITCHYARD_CONFIG === undefined) {
+      try {
+        findConfigFile(undefined);
+      } catch {
+        return {};
+      }
+    }
+    return this.loadConfig().audit ?? {};
   }
 
   /** The config's `store` section; none, or no config file at all: the default. */

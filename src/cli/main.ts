@@ -2,7 +2,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { DEFAULT_CLI_CANCEL_WAIT_MS, DEFAULT_CLI_SHUTDOWN_LIMIT_MS, Redactor } from "../internal.js";
 import { type AskFlags, askCommand } from "./commands/ask.js";
-import { auditTailCommand, auditVerifyCommand } from "./commands/audit.js";
+import { auditCheckpointCommand, auditTailCommand, auditVerifyCommand } from "./commands/audit.js";
 import { callCommand } from "./commands/call.js";
 import { chatCommand } from "./commands/chat.js";
 import { demoCommand } from "./commands/demo.js";
@@ -217,11 +217,26 @@ function program(): Command {
     .description("list the recorded chat sessions (resume one with chat --session <id>)")
     .option("--limit <n>", "how many (default 20)")
     .action(run((ctx, flags: { limit?: string }) => sessionsCommand(ctx, flags)));
-  const audit = cli.command("audit").description("the audit log: verify its hash chain, or tail it");
+  const audit = cli
+    .command("audit")
+    .description("the audit log: verify its hash chain, take a signed checkpoint of it, or tail it");
   audit
     .command("verify")
-    .description("check every row of the audit log's hash chain; exit 1 naming the rows tampered with")
-    .action(run((ctx) => auditVerifyCommand(ctx)));
+    .description(
+      "check every row of the audit log's hash chain (and signature, with audit.key); exit 1 naming each problem",
+    )
+    .option(
+      "--checkpoint <file>",
+      "also check that the log still holds this checkpoint (audit checkpoint --out)",
+    )
+    .action(run((ctx, flags: { checkpoint?: string }) => auditVerifyCommand(ctx, flags)));
+  audit
+    .command("checkpoint")
+    .description(
+      "print where the audit log's chain stands, signed with audit.key, to keep outside the database",
+    )
+    .option("--out <file>", "write the checkpoint to this file instead of printing it")
+    .action(run((ctx, flags: { out?: string }) => auditCheckpointCommand(ctx, flags)));
   audit
     .command("tail")
     .description("print the last rows of the audit log; --follow prints new rows as they come")

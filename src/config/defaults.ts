@@ -32,6 +32,7 @@ export {
   DEFAULT_SUMMARIZER,
   DEFAULT_SYSTEM_PROMPT,
 } from "./sections/agent.js";
+export { DEFAULT_AUDIT_KEY_MIN_CHARS, DEFAULT_AUDIT_ON_WRITE_ERROR } from "./sections/audit.js";
 export { DEFAULT_CONFIG_FILES } from "./sections/config-file.js";
 export {
   DEFAULT_GATEWAY_CLOCK_SKEW_MS,

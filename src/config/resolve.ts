@@ -72,6 +72,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.routing) config.routing = top.routing;
   if (top.redact) config.redact = top.redact;
   if (top.security) config.security = top.security;
+  if (top.audit) config.audit = top.audit;
   if (substitutions.length) config.substitutions = substitutions;
   if (top.identity) config.identity = top.identity;
   if (top.policy) config.policy = top.policy;

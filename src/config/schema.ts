@@ -3,6 +3,7 @@
 // and are still exported for the old import path.
 
 export { agentSchema } from "./sections/agent.js";
+export { type AuditSection, auditSchema } from "./sections/audit.js";
 export {
   configFileSchema,
   inputsSchema,

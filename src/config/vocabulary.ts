@@ -46,6 +46,14 @@ export type OAuthGrant = (typeof OAUTH_GRANTS)[number];
 export const ON_FINDING_MODES = ["quarantine", "warn", "off"] as const;
 export type OnFinding = (typeof ON_FINDING_MODES)[number];
 
+/**
+ * What a request does when its audit entry cannot be written (`audit.onWriteError`): `fail` it (the
+ * caller gets `STORE_ERROR`, never a result without its row), or `continue`, said loudly and marked in
+ * the chain as a gap.
+ */
+export const AUDIT_WRITE_ERROR_MODES = ["fail", "continue"] as const;
+export type AuditWriteErrorMode = (typeof AUDIT_WRITE_ERROR_MODES)[number];
+
 /** `"a", "b" or "c"`: a vocabulary as error messages spell it. */
 export function quotedList(words: readonly string[]): string {
   const quoted = words.map((word) => `"${word}"`);

@@ -4,16 +4,22 @@ import {
   AUDIT_GENESIS_HASH,
   AUDIT_KINDS,
   type AuditEntry,
+  auditMac,
   auditTextHash,
   canonicalJson,
 } from "../telemetry/audit.js";
+import { type AuditCheckpoint, checkpointMac } from "./audit-checkpoint.js";
 import type { AuditHead, Store, StoredAuditRecord } from "./store.js";
 
-/** The row that follows `head`: numbered, its entry in canonical text, chained and hashed. */
-export function chainEntry(head: AuditHead, entry: AuditEntry): StoredAuditRecord {
+/**
+ * The row that follows `head`: numbered, its entry in canonical text, chained and hashed — and, with
+ * the audit key, signed (`mac`).
+ */
+export function chainEntry(head: AuditHead, entry: AuditEntry, key?: string): StoredAuditRecord {
   checkEntry(entry);
   const seq = head.seq + 1;
   const text = canonicalJson({ ...entry, seq });
+  const hash = auditTextHash(head.hash, text);
   return {
     seq,
     time: entry.time,
@@ -21,8 +27,20 @@ export function chainEntry(head: AuditHead, entry: AuditEntry): StoredAuditRecor
     runId: entry.runId ?? null,
     entry: text,
     prevHash: head.hash,
-    hash: auditTextHash(head.hash, text),
+    hash,
+    ...(key !== undefined ? { mac: auditMac(key, "row", hash) } : {}),
   };
+}
+
+/** The head once `record` is appended, signed with the audit key when there is one. */
+export function headAfter(record: StoredAuditRecord, key?: string): AuditHead {
+  const head = { seq: record.seq, hash: record.hash };
+  return key !== undefined ? { ...head, mac: headMac(key, head) } : head;
+}
+
+/** The head's signature: its seq and hash under the key (a row's own signature is not valid as one). */
+export function headMac(key: string, head: { seq: number; hash: string }): string {
+  return auditMac(key, "head", `${head.seq}\n${head.hash}`);
 }
 
 /**
@@ -30,13 +48,17 @@ export function chainEntry(head: AuditHead, entry: AuditEntry): StoredAuditRecor
  * @throws SwitchyardError `STORE_ERROR` when the row is gone: nothing can be appended to, or verified
  *   against, a chain whose end is unknown.
  */
-export function headOfRow(row: { seq?: unknown; hash?: unknown } | undefined): AuditHead {
+export function headOfRow(row: { seq?: unknown; hash?: unknown; mac?: unknown } | undefined): AuditHead {
   if (!row || row.seq === undefined || row.hash === undefined)
     throw new SwitchyardError(
       "STORE_ERROR",
       "the audit log's head row (table audit_head) is missing: it was deleted or the database is damaged, so the chain's end is unknown and nothing can be appended or verified; restore the database from a backup",
     );
-  return { seq: Number(row.seq), hash: String(row.hash) };
+  return {
+    seq: Number(row.seq),
+    hash: String(row.hash),
+    ...(typeof row.mac === "string" ? { mac: row.mac } : {}),
+  };
 }
 
 /** Refuses a malformed entry (`INVALID_INPUT`, saying what is wrong) before anything is appended. */
@@ -62,9 +84,12 @@ export interface AuditProblem {
    * `edited`: a row's content no longer matches its hash (or its columns its hashed entry);
    * `deleted`: rows are missing; `reordered`: a row is not at the place it was written at (moved,
    * renumbered, or shifted by an inserted row); `inserted`: a row the store did not append (after the
-   * head, or one the next row does not follow); `broken`: a row does not follow the one before it.
+   * head, or one the next row does not follow); `broken`: a row does not follow the one before it;
+   * `forged` (with the key): a row or the head not signed with it — rewritten, appended or cut short
+   * by someone without the key; `checkpoint`: the log no longer holds a checkpoint's head (cut short,
+   * wiped or rewritten); `gap`: entries that could not be written (`audit.onWriteError: "continue"`).
    */
-  kind: "edited" | "deleted" | "reordered" | "inserted" | "broken";
+  kind: "edited" | "deleted" | "reordered" | "inserted" | "broken" | "forged" | "checkpoint" | "gap";
   message: string;
 }
 
@@ -78,18 +103,41 @@ export interface AuditVerification {
   problems: AuditProblem[];
 }
 
+/** What to verify the log against besides itself (`verifyAudit`'s second argument). */
+export interface AuditVerifyOptions {
+  /** The audit key (`audit.key`): every row after the first signed one, and the head, must be signed with it. */
+  key?: string | undefined;
+  /** A checkpoint taken earlier (`switchyard audit checkpoint`): the log must still hold its head. */
+  checkpoint?: AuditCheckpoint | undefined;
+}
+
 /** Rows read per query while verifying. */
 const PAGE_ROWS = 1_000;
 
 /**
  * Check the whole audit log: each row's hash against its content and its place, each row's link to
  * the one before, no gap in the numbering, and the end against the head the store keeps. Finds any
- * edited, deleted, inserted or reordered row, and says which. (A hash chain without a secret can be
- * rewritten whole by whoever can write the database: keep the head's hash elsewhere to catch that.)
+ * edited, deleted, inserted or reordered row, and says which; and each `gap` row. A hash chain
+ * without a secret can be rewritten whole by whoever can write the database: with `key`, each row
+ * and the head must also be signed with it (a rewritten, forged or cut-short chain is not); with
+ * `checkpoint`, the log must still hold the head it was taken at (a wiped or cut-short log does not).
+ * @throws SwitchyardError `INVALID_INPUT` for a signed checkpoint without the key to check it.
  */
-export async function verifyAudit(store: Store): Promise<AuditVerification> {
+export async function verifyAudit(
+  store: Store,
+  options: AuditVerifyOptions = {},
+): Promise<AuditVerification> {
+  const { key, checkpoint } = options;
+  if (checkpoint?.mac !== undefined && key === undefined)
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      "the checkpoint is signed: verify it with the audit key it was signed with (audit.key in the config)",
+    );
   const head = await store.auditHead();
   const problems: AuditProblem[] = [];
+  const signatures = key !== undefined ? new Signatures(key) : undefined;
+  const gaps: AuditProblem[] = [];
+  let atCheckpoint: StoredAuditRecord | undefined;
   let previous: { seq: number; hash: string; intact: boolean } = {
     seq: 0,
     hash: AUDIT_GENESIS_HASH,
@@ -101,6 +149,9 @@ export async function verifyAudit(store: Store): Promise<AuditVerification> {
     for (const record of page) {
       rows += 1;
       checkRecord(record, previous, problems);
+      signatures?.check(record);
+      if (record.kind === "gap") gaps.push(gapProblem(record));
+      if (record.seq === checkpoint?.seq) atCheckpoint = record;
       previous = { seq: record.seq, hash: record.hash, intact: problems.at(-1)?.seq !== record.seq };
     }
     if (page.length < PAGE_ROWS) break;
@@ -124,7 +175,101 @@ export async function verifyAudit(store: Store): Promise<AuditVerification> {
       message: `row ${head.seq} is not the row the store appended last (its hash differs from the head's): replaced`,
     });
   }
-  return { ok: problems.length === 0, rows, head, problems: mergeShifts(problems) };
+  if (signatures) problems.push(...signatures.problems(head));
+  if (checkpoint) problems.push(...checkpointProblems(checkpoint, atCheckpoint, rows, key));
+  const found = [...mergeShifts(problems), ...gaps].sort((a, b) => a.seq - b.seq);
+  return { ok: found.length === 0, rows, head, problems: found };
+}
+
+/** Each row's and the head's signature under the key, problems said once per run of rows. */
+class Signatures {
+  readonly #key: string;
+  #signedSeen = false;
+  /** Runs of rows with a bad (or, after a signed one, missing) signature. */
+  readonly #bad: Array<{ from: number; to: number; missing: boolean }> = [];
+
+  constructor(key: string) {
+    this.#key = key;
+  }
+
+  check(record: StoredAuditRecord): void {
+    let missing: boolean;
+    if (record.mac === undefined) {
+      if (!this.#signedSeen) return; // rows written before the key was set
+      missing = true;
+    } else {
+      this.#signedSeen = true;
+      if (record.mac === auditMac(this.#key, "row", record.hash)) return;
+      missing = false;
+    }
+    const last = this.#bad.at(-1);
+    if (last && last.to === record.seq - 1 && last.missing === missing) last.to = record.seq;
+    else this.#bad.push({ from: record.seq, to: record.seq, missing });
+  }
+
+  problems(head: AuditHead): AuditProblem[] {
+    const found: AuditProblem[] = this.#bad.map(({ from, to, missing }) => ({
+      seq: from,
+      kind: "forged",
+      message: missing
+        ? `${span(from, to)} not signed, though rows before are: written by someone without audit.key (forged)`
+        : `${span(from, to)} not signed with audit.key (the signature does not match): rewritten without the key (forged), or the key is not the one the log was written with`,
+    }));
+    if (head.seq > 0 && head.mac !== headMac(this.#key, head))
+      found.push({
+        seq: head.seq,
+        kind: "forged",
+        message: `the head (row ${head.seq}) is ${head.mac === undefined ? "not signed" : "not signed with audit.key"}: the log was cut short, rewritten or appended to by someone without the key (forged), or it was written without the key`,
+      });
+    return found;
+  }
+}
+
+/** A `gap` row, as verify reports it. */
+function gapProblem(record: StoredAuditRecord): AuditProblem {
+  let entry: { lost?: unknown; since?: unknown; summary?: unknown } = {};
+  try {
+    entry = JSON.parse(record.entry) as typeof entry;
+  } catch {
+    // an edited row: said as such
+  }
+  const lost = typeof entry.lost === "number" ? entry.lost : "some";
+  return {
+    seq: record.seq,
+    kind: "gap",
+    message: `row ${record.seq}: ${lost} audit entr${lost === 1 ? "y was" : "ies were"} not written${typeof entry.since === "string" ? ` from ${entry.since}` : ""} to ${record.time} (audit.onWriteError: continue)${typeof entry.summary === "string" ? `: ${entry.summary}` : ""}`,
+  };
+}
+
+/** Whether the log still holds the checkpoint's head (and its signature is the key's). */
+function checkpointProblems(
+  checkpoint: AuditCheckpoint,
+  row: StoredAuditRecord | undefined,
+  rows: number,
+  key: string | undefined,
+): AuditProblem[] {
+  const taken = `the checkpoint of ${checkpoint.time} (row ${checkpoint.seq}, ${checkpoint.rows} rows)`;
+  const problem = (message: string): AuditProblem => ({ seq: checkpoint.seq, kind: "checkpoint", message });
+  if (checkpoint.mac !== undefined && key !== undefined && checkpoint.mac !== checkpointMac(key, checkpoint))
+    return [
+      problem(`${taken} is not signed with audit.key: the file was edited, or signed with another key`),
+    ];
+  if (checkpoint.seq === 0) return [];
+  if (!row)
+    return [
+      problem(
+        `${taken}: row ${checkpoint.seq} is gone, the log has ${rows} row${rows === 1 ? "" : "s"}: rows were cut from the end, or the log was wiped`,
+      ),
+    ];
+  if (row.hash !== checkpoint.hash)
+    return [
+      problem(
+        `${taken}: row ${checkpoint.seq} is not the row it holds (its hash differs): the log was rewritten up to it`,
+      ),
+    ];
+  if (rows < checkpoint.rows)
+    return [problem(`${taken}: the log has ${rows} rows, fewer than then: rows were deleted`)];
+  return [];
 }
 
 function checkRecord(

@@ -40,10 +40,12 @@ export async function openStore(
   if (!(Number.isInteger(textChars) && textChars > 0))
     throw new SwitchyardError("INVALID_INPUT", `textChars must be a whole number above 0 (got ${textChars})`);
   const policy = { textChars, ...(options.redact ? { redact: options.redact } : {}) };
-  if ("url" in section && section.url !== undefined) return PostgresStore.open(section.url, policy);
+  const auditKey = options.auditKey ?? keyOf(config);
+  if ("url" in section && section.url !== undefined) return PostgresStore.open(section.url, policy, auditKey);
   return SqliteStore.open(
     path.resolve("path" in section && section.path ? section.path : defaultStorePath()),
     policy,
+    auditKey,
   );
 }
 
@@ -62,4 +64,10 @@ function sectionOf(config: SwitchyardConfig | StoreSection | undefined): StoreSe
       throw new SwitchyardError("INVALID_INPUT", `store section: unknown key ${key}; it takes path or url`);
   }
   return section as StoreSection;
+}
+
+/** A resolved config's `audit.key`, when `openStore` was given a config. */
+function keyOf(config: SwitchyardConfig | StoreSection | string | undefined): string | undefined {
+  if (typeof config !== "object" || config === null || !("servers" in config)) return undefined;
+  return config.audit?.key;
 }

@@ -11,7 +11,7 @@ import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
 import type { ToolPin } from "../trust/pins.js";
-import { chainEntry, checkEntry, headOfRow } from "./audit-chain.js";
+import { chainEntry, checkEntry, headAfter, headOfRow } from "./audit-chain.js";
 import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
@@ -54,6 +54,8 @@ export class PostgresStore implements Store {
   readonly location: string;
   readonly #pool: Pg.Pool;
   readonly #policy: TextPolicy;
+  /** The audit key (`audit.key`) rows and the head are signed with; none: hashed only. */
+  readonly #auditKey: string | undefined;
   #closed: Promise<void> | undefined;
   /** Audit entries waiting for the next append transaction. */
   readonly #appends: Array<{
@@ -64,23 +66,24 @@ export class PostgresStore implements Store {
   /** The append transactions under way (one at a time), until the queue is empty. */
   #appending: Promise<void> | undefined;
 
-  private constructor(location: string, pool: Pg.Pool, policy: TextPolicy) {
+  private constructor(location: string, pool: Pg.Pool, policy: TextPolicy, auditKey?: string) {
     this.location = location;
     this.#pool = pool;
     this.#policy = policy;
+    this.#auditKey = auditKey;
   }
 
   /**
    * Connect (a pool of connections) and bring the schema up to date.
    * @throws SwitchyardError `STORE_ERROR` naming the server (not its password) and what to do.
    */
-  static async open(url: string, policy: TextPolicy): Promise<PostgresStore> {
+  static async open(url: string, policy: TextPolicy, auditKey?: string): Promise<PostgresStore> {
     const location = withoutPassword(url);
     const { Pool } = loadPg();
     const pool = new Pool({ connectionString: url, max: DEFAULT_POSTGRES_CONNECTIONS });
     // An idle connection that fails (the server restarted) must not crash the process.
     pool.on("error", () => {});
-    const store = new PostgresStore(location, pool, policy);
+    const store = new PostgresStore(location, pool, policy, auditKey);
     try {
       await store.#transaction(async (client) => {
         await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
@@ -279,16 +282,25 @@ export class PostgresStore implements Store {
       let head = headOfRow(rows[0]);
       const written: StoredAuditRecord[] = [];
       for (const entry of entries) {
-        const next = chainEntry(head, entry);
+        const next = chainEntry(head, entry, this.#auditKey);
         await this.#query(
           "auditInsert",
-          [next.seq, next.time, next.kind, next.runId, next.entry, next.prevHash, next.hash],
+          [
+            next.seq,
+            next.time,
+            next.kind,
+            next.runId,
+            next.entry,
+            next.prevHash,
+            next.hash,
+            next.mac ?? null,
+          ],
           client,
         );
         written.push(next);
-        head = { seq: next.seq, hash: next.hash };
+        head = headAfter(next, this.#auditKey);
       }
-      await this.#query("auditSetHead", [head.seq, head.hash], client);
+      await this.#query("auditSetHead", [head.seq, head.hash, head.mac ?? null], client);
       return written;
     });
   }

@@ -156,12 +156,18 @@ export function auditRecordOf(row: Row): StoredAuditRecord {
     entry: String(row.entry),
     prevHash: String(row.prev_hash),
     hash: String(row.hash),
+    ...(typeof row.mac === "string" ? { mac: row.mac } : {}),
   };
 }
 
 /** An audit row as read back: the hashed entry, with its place in the chain. */
 export function auditRowOf(record: StoredAuditRecord): AuditRow {
-  return { ...(JSON.parse(record.entry) as AuditRow), prevHash: record.prevHash, hash: record.hash };
+  return {
+    ...(JSON.parse(record.entry) as AuditRow),
+    prevHash: record.prevHash,
+    hash: record.hash,
+    ...(record.mac !== undefined ? { mac: record.mac } : {}),
+  };
 }
 
 /** A gateway session row as the gateway reads it back. */

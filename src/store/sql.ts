@@ -60,6 +60,12 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       severity TEXT NOT NULL, detail TEXT NOT NULL, location TEXT, accepted INTEGER NOT NULL,
       quarantined INTEGER NOT NULL, PRIMARY KEY (server, seq))`,
   ],
+  [
+    // With `audit.key`: each row's signature (HMAC of its hash) and the head's, so that a chain
+    // rewritten (or cut short) by whoever can write the database but has not the key is told.
+    "ALTER TABLE audit ADD COLUMN mac TEXT",
+    "ALTER TABLE audit_head ADD COLUMN mac TEXT",
+  ],
 ];
 
 /** The schema version this code writes. */
@@ -97,10 +103,10 @@ export const SQL = {
   session: "SELECT * FROM sessions WHERE id = $1",
   sessions:
     "SELECT id, created_at, updated_at, title, turns FROM sessions ORDER BY updated_at DESC, id DESC LIMIT $1",
-  auditHead: "SELECT seq, hash FROM audit_head WHERE id = 1",
+  auditHead: "SELECT seq, hash, mac FROM audit_head WHERE id = 1",
   auditInsert:
-    "INSERT INTO audit (seq, time, kind, run_id, entry, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-  auditSetHead: "UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1",
+    "INSERT INTO audit (seq, time, kind, run_id, entry, prev_hash, hash, mac) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+  auditSetHead: "UPDATE audit_head SET seq = $1, hash = $2, mac = $3 WHERE id = 1",
   auditAfter: "SELECT * FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2",
   auditLast: "SELECT * FROM (SELECT * FROM audit ORDER BY seq DESC LIMIT $1) AS last_rows ORDER BY seq",
   gatewaySessionSave:

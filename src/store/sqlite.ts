@@ -9,7 +9,7 @@ import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
 import type { ToolPin } from "../trust/pins.js";
-import { chainEntry, headOfRow } from "./audit-chain.js";
+import { chainEntry, headAfter, headOfRow } from "./audit-chain.js";
 import { eventWrites, sessionWrites, type TextPolicy } from "./event-writes.js";
 import {
   auditRecordOf,
@@ -53,7 +53,7 @@ export class SqliteStore implements Store {
   readonly #writeAll: BetterSqlite3.Transaction<(writes: readonly Write[]) => void>;
   readonly #appendOne: BetterSqlite3.Transaction<(entry: AuditEntry) => StoredAuditRecord>;
 
-  private constructor(file: string, db: BetterSqlite3.Database, policy: TextPolicy) {
+  private constructor(file: string, db: BetterSqlite3.Database, policy: TextPolicy, auditKey?: string) {
     this.location = file;
     this.#db = db;
     this.#policy = policy;
@@ -61,7 +61,7 @@ export class SqliteStore implements Store {
       for (const [name, values] of writes) this.#statement(name).run(...values);
     });
     this.#appendOne = db.transaction((entry: AuditEntry) => {
-      const record = chainEntry(this.#head(), entry);
+      const record = chainEntry(this.#head(), entry, auditKey);
       this.#statement("auditInsert").run(
         record.seq,
         record.time,
@@ -70,8 +70,10 @@ export class SqliteStore implements Store {
         record.entry,
         record.prevHash,
         record.hash,
+        record.mac ?? null,
       );
-      this.#statement("auditSetHead").run(record.seq, record.hash);
+      const head = headAfter(record, auditKey);
+      this.#statement("auditSetHead").run(head.seq, head.hash, head.mac ?? null);
       return record;
     });
   }
@@ -80,7 +82,7 @@ export class SqliteStore implements Store {
    * Open (creating it and its folder when missing) the database file, and bring its schema up to date.
    * @throws SwitchyardError `STORE_ERROR` naming the file and what to do.
    */
-  static open(file: string, policy: TextPolicy): SqliteStore {
+  static open(file: string, policy: TextPolicy, auditKey?: string): SqliteStore {
     let Database: typeof BetterSqlite3;
     try {
       Database = loadSqlite();
@@ -103,7 +105,7 @@ export class SqliteStore implements Store {
       // WAL with NORMAL: a commit survives the process being killed (not a power loss of the machine).
       db.pragma("synchronous = NORMAL");
       migrate(db, file);
-      return new SqliteStore(file, db, policy);
+      return new SqliteStore(file, db, policy, auditKey);
     } catch (error) {
       db?.close();
       if (error instanceof SwitchyardError) throw error;

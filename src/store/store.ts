@@ -150,12 +150,16 @@ export interface StoredAuditRecord {
   entry: string;
   prevHash: string;
   hash: string;
+  /** With `audit.key`: the row's signature (`auditMac` of its hash); absent on rows written without. */
+  mac?: string;
 }
 
 /** Where the chain ends, as the store keeps it beside the rows (updated with each append). */
 export interface AuditHead {
   seq: number;
   hash: string;
+  /** With `audit.key`: the head's signature (`auditMac` of its seq and hash); absent when written without. */
+  mac?: string;
 }
 
 /** Which rows of the audit log to read. */
@@ -174,6 +178,12 @@ export interface StoreOptions {
   textChars?: number;
   /** Replaces secrets in every recorded text (questions, arguments, model text, errors) before it is written. */
   redact?: (text: string) => string;
+  /**
+   * The audit key (`audit.key`): every row appended, and the head, is signed with it (HMAC-SHA256), so
+   * `verifyAudit(store, { key })` tells a chain rewritten by whoever has not the key. Default: the
+   * config's `audit.key` when `openStore` is given a config; else none (rows are hashed, not signed).
+   */
+  auditKey?: string;
 }
 
 /** Everything a store keeps. Every method may be called while others are under way. */

@@ -1,7 +1,7 @@
 // Who a run is for, and what the audit log keeps of each decision and call: the records that policy
 // (calls/), the recorder and the stores (store/) share. Types only, and the one canonical form a row
 // is hashed in.
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 
 /** Who a run, a call or a gateway request is for. */
 export interface Identity {
@@ -12,8 +12,11 @@ export interface Identity {
   attributes?: Readonly<Record<string, string>>;
 }
 
-/** What an audit row records: a policy decision, an approval, a call's outcome, or a scan's finding. */
-export const AUDIT_KINDS = ["decision", "approval", "call", "finding"] as const;
+/**
+ * What an audit row records: a policy decision, an approval, a call's outcome, a scan's finding, or a
+ * `gap`: entries that could not be written (`audit.onWriteError: "continue"`), counted.
+ */
+export const AUDIT_KINDS = ["decision", "approval", "call", "finding", "gap"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /** One audit entry as it is handed to the log: everything but its place in the chain. */
@@ -33,7 +36,7 @@ export interface AuditEntry {
   arguments?: unknown;
   /**
    * `decision`: `allow`, `deny` or `approval_required`; `approval`: `approved` or `refused`; `call`:
-   * `ok`, `tool_error`, or the error code; `finding`: `quarantined`, else its severity.
+   * `ok`, `tool_error`, or the error code; `finding`: `quarantined`, else its severity; `gap`: `lost`.
    */
   outcome: string;
   /** The policy rule that decided (its `id`, else its index as `rules[3]`). */
@@ -43,6 +46,10 @@ export interface AuditEntry {
   ms?: number;
   runId?: string;
   callId?: string;
+  /** A `gap` row: how many entries could not be written (from its `since` to its `time`). */
+  lost?: number;
+  /** A `gap` row: when the first entry it counts could not be written (ISO 8601). */
+  since?: string;
 }
 
 /** An entry in the log: numbered from 1, and chained to the row before it by hash. */
@@ -52,6 +59,8 @@ export interface AuditRow extends AuditEntry {
   prevHash: string;
   /** SHA-256 (hex) of `prevHash` and the canonical JSON of the entry with its `seq`. */
   hash: string;
+  /** With `audit.key`: HMAC-SHA256 (hex) of the row's `hash` under the key ({@link auditMac}). */
+  mac?: string;
 }
 
 /** Where audit entries go; the store numbers and chains them. */
@@ -84,4 +93,16 @@ export function auditHash(prevHash: string, entryWithSeq: AuditEntry & { seq: nu
 /** {@link auditHash} of an entry already in its canonical text (as stores keep it). */
 export function auditTextHash(prevHash: string, canonicalText: string): string {
   return createHash("sha256").update(prevHash).update(canonicalText).digest("hex");
+}
+
+/** What an {@link auditMac} signs: a row's hash, the chain's head, or an exported checkpoint. */
+export type AuditMacPurpose = "row" | "head" | "checkpoint";
+
+/**
+ * HMAC-SHA256 (hex) under the audit key (`audit.key`, kept outside the database) of `text`, for one
+ * purpose (a row's signature is never valid as a head's or a checkpoint's): whoever can write the
+ * database but has not the key cannot rewrite the chain and sign it again.
+ */
+export function auditMac(key: string, purpose: AuditMacPurpose, text: string): string {
+  return createHmac("sha256", key).update(`switchyard-audit-${purpose}\n${text}`).digest("hex");
 }

@@ -2,6 +2,8 @@
 // starts one). Without it, these tests are skipped and say why.
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/index.js";
+import type { StoreOptions } from "../../src/store/store.js";
+import { auditSigningSuite } from "./audit-signing-suite.js";
 import { execPostgres, freshSchema, POSTGRES_SKIP_REASON, POSTGRES_URL } from "./postgres-url.js";
 import { storeSuite } from "./store-suite.js";
 
@@ -18,11 +20,12 @@ async function fresh() {
     store,
     target: url,
     exec: (sql: string) => execPostgres(sql, url),
-    reopen: () => openStore({ url }),
+    reopen: (options?: StoreOptions) => openStore({ url }, options),
   };
 }
 
 storeSuite("postgres", POSTGRES_URL ? fresh : undefined, POSTGRES_SKIP_REASON);
+auditSigningSuite("postgres", POSTGRES_URL ? fresh : undefined, POSTGRES_SKIP_REASON);
 
 describe.skipIf(!POSTGRES_URL)(
   `postgres store${POSTGRES_URL ? "" : ` — SKIPPED: ${POSTGRES_SKIP_REASON}`}`,

@@ -7,7 +7,9 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { defaultStorePath, openStore } from "../../src/index.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/sql.js";
+import type { StoreOptions } from "../../src/store/store.js";
 import { NODE, ROOT } from "../helpers.js";
+import { auditSigningSuite } from "./audit-signing-suite.js";
 import { storeSuite } from "./store-suite.js";
 
 async function fresh() {
@@ -24,11 +26,12 @@ async function fresh() {
         db.close();
       }
     },
-    reopen: () => openStore({ path: file }),
+    reopen: (options?: StoreOptions) => openStore({ path: file }, options),
   };
 }
 
 storeSuite("sqlite", fresh);
+auditSigningSuite("sqlite", fresh);
 
 describe("sqlite store", () => {
   it("is one WAL file with its schema version recorded", async () => {

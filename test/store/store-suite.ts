@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Store, type SwitchyardEvent, verifyAudit } from "../../src/index.js";
+import type { StoreOptions } from "../../src/store/store.js";
 import type { AuditEntry } from "../../src/telemetry/audit.js";
 import { AUDIT_GENESIS_HASH, auditHash, canonicalJson } from "../../src/telemetry/audit.js";
 import { NODE, ROOT } from "../helpers.js";
@@ -13,8 +14,8 @@ export interface OpenedStore {
   target: string;
   /** Run SQL on the database directly (to tamper with it). */
   exec(sql: string): Promise<void>;
-  /** Open the same database again (another connection). */
-  reopen(): Promise<Store>;
+  /** Open the same database again (another connection), with these options (an audit key). */
+  reopen(options?: StoreOptions): Promise<Store>;
 }
 
 export type FreshStore = () => Promise<OpenedStore>;

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { agentSchema } from "./agent.js";
+import { type AuditSection, auditSchema } from "./audit.js";
 import { type GatewaySection, gatewaySchema } from "./gateway.js";
 import { modelSchema } from "./model.js";
 import { type IdentitySection, identitySchema, type PolicySection, policySchema } from "./policy.js";
@@ -42,6 +43,7 @@ export const configFileSchema = z.object({
   redact: redactSchema.optional(),
   security: securitySchema.optional(),
   store: storeSchema.optional(),
+  audit: auditSchema.optional(),
   identity: identitySchema.optional(),
   policy: policySchema.optional(),
   gateway: gatewaySchema.optional(),
@@ -78,6 +80,8 @@ export interface SwitchyardConfig {
   substitutions?: Substitution[];
   /** Where runs, sessions and the audit log are kept (a `path` is absolute); absent: the default file. */
   store?: StoreSection;
+  /** What a request does when its audit row cannot be written, and the key that signs the log (`audit`). */
+  audit?: AuditSection;
   /** Who calls are for when nobody says (the CLI's `--user`/`--role` win over it). */
   identity?: IdentitySection;
   /** Who may call what (calls/policy.ts); absent: every call is allowed. */
