@@ -28,7 +28,7 @@ export async function auditVerifyCommand(
   if (ctx.out.json) ctx.out.data({ store: store.location, signed: key !== undefined, ...verified });
   else if (verified.ok) {
     ctx.out.result(
-      `audit log ok: ${verified.rows} row${verified.rows === 1 ? "" : "s"}, chain head ${verified.head.hash} (row ${verified.head.seq}) in ${store.location}${key !== undefined ? "; signatures checked with audit.key" : ""}${checkpoint ? `; holds the checkpoint of ${checkpoint.time} (row ${checkpoint.seq})` : ""}`,
+      `audit log ok: ${verified.rows} row${verified.rows === 1 ? "" : "s"}, chain head ${verified.head.hash} (row ${verified.head.seq}) in ${store.location}${key !== undefined ? "; signatures checked with audit.key" : checkpoint ? "" : "; not signed (no audit.key): only the chain is checked, a rewrite of the whole log would go unseen"}${checkpoint ? `; holds the checkpoint of ${checkpoint.time} (row ${checkpoint.seq})` : ""}`,
     );
   } else {
     const gapsOnly = verified.problems.every((problem) => problem.kind === "gap");
@@ -39,10 +39,6 @@ export async function auditVerifyCommand(
       ].join("\n"),
     );
   }
-  if (key === undefined && !checkpoint && !ctx.out.json)
-    ctx.out.note(
-      "note: without audit.key (or --checkpoint) only the chain is checked: whoever can write the database can rewrite it whole, or cut it short, unseen",
-    );
   return verified.ok ? EXIT_OK : EXIT_FAILED;
 }
 
