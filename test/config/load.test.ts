@@ -25,6 +25,27 @@ function refusal(run: () => unknown) {
 }
 
 describe("config", () => {
+  it("takes the audit section: onWriteError, and a key from the environment (too short, or a mode it does not know: refused)", () => {
+    const servers = { s: { command: "node" } };
+    const key = "0123456789abcdef0123456789abcdef";
+    const config = resolveConfig(
+      { mcpServers: servers, audit: { onWriteError: "continue", key: "${SWITCHYARD_AUDIT_KEY}" } },
+      { env: { SWITCHYARD_AUDIT_KEY: key } },
+    );
+    expect(config.audit).toEqual({ onWriteError: "continue", key });
+    expect(config.substitutions).toContainEqual({ variable: "SWITCHYARD_AUDIT_KEY", value: key });
+    expect(invalid({ mcpServers: servers, audit: { onWriteError: "ignore" } })).toMatchObject({
+      code: "CONFIG_INVALID",
+      path: "audit.onWriteError",
+      message: expect.stringContaining('expected "fail" or "continue"'),
+    });
+    expect(invalid({ mcpServers: servers, audit: { key: "short" } })).toMatchObject({
+      code: "CONFIG_INVALID",
+      path: "audit.key",
+      message: expect.stringContaining("at least 16 characters"),
+    });
+  });
+
   it("resolves the Claude Desktop form with defaults and paths against the config folder", () => {
     const config = resolveConfig(
       { mcpServers: { orders: { command: "node", args: ["servers/orders.js"], cwd: "sub" } } },
