@@ -121,6 +121,7 @@ export class Switchyard implements AsyncDisposable {
           logger,
           redact: options.redact,
           onWriteError: config.audit?.onWriteError,
+          onUnwritten: (event) => this.emit(event),
         })
       : undefined;
     this.#pipeline = new RequestPipeline({

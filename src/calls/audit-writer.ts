@@ -5,6 +5,7 @@ import { DEFAULT_AUDIT_ON_WRITE_ERROR } from "../config/defaults.js";
 import type { AuditWriteErrorMode } from "../config/vocabulary.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { AuditEntry, AuditSink } from "../telemetry/audit.js";
+import type { SwitchyardEvent } from "../telemetry/events.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { RequestContext } from "./request.js";
 
@@ -18,6 +19,8 @@ export interface AuditWriterOptions {
   logger: Logger;
   /** What a request does when its row cannot be written; default `DEFAULT_AUDIT_ON_WRITE_ERROR` (`fail`). */
   onWriteError?: AuditWriteErrorMode | undefined;
+  /** Told of each row that could not be written (an `audit_unwritten` event for the observers). */
+  onUnwritten?: ((event: Extract<SwitchyardEvent, { type: "audit_unwritten" }>) => void) | undefined;
 }
 
 /** Entries not written since the last row that was. */
@@ -41,6 +44,7 @@ export class AuditWriter {
   readonly #redact: (value: unknown) => unknown;
   readonly #logger: Logger;
   readonly #mode: AuditWriteErrorMode;
+  readonly #onUnwritten: AuditWriterOptions["onUnwritten"];
   #lost: Lost | undefined;
 
   constructor(sink: AuditSink, options: AuditWriterOptions) {
@@ -48,6 +52,7 @@ export class AuditWriter {
     this.#redact = options.redact ?? ((value) => value);
     this.#logger = options.logger;
     this.#mode = options.onWriteError ?? DEFAULT_AUDIT_ON_WRITE_ERROR;
+    this.#onUnwritten = options.onUnwritten;
   }
 
   /**
@@ -124,6 +129,21 @@ export class AuditWriter {
       : { count: 1, since: entry.time, reason };
     const what = `the ${entry.kind} row of ${entry.name ?? "a request"}${entry.callId ? ` (${entry.callId})` : ""}`;
     const count = this.#lost.count;
+    try {
+      this.#onUnwritten?.({
+        type: "audit_unwritten",
+        time: entry.time,
+        kind: entry.kind,
+        ...(entry.name !== undefined ? { name: entry.name } : {}),
+        ...(entry.callId !== undefined ? { callId: entry.callId } : {}),
+        ...(entry.runId !== undefined ? { runId: entry.runId } : {}),
+        lost: count,
+        error: reason,
+        onWriteError: this.#mode,
+      });
+    } catch {
+      // an observer's failure is its own
+    }
     if (this.#mode === "continue") {
       this.#logger.error(
         { lost: count, error: reason },

@@ -136,7 +136,22 @@ export type SwitchyardEvent =
    * A server's tools were scanned and what was found changed (trust/): every current finding of that
    * server, and the server tool names quarantined for them.
    */
-  | { type: "findings"; server: string; time: string; findings: Finding[]; quarantined: string[] };
+  | { type: "findings"; server: string; time: string; findings: Finding[]; quarantined: string[] }
+  /**
+   * An audit row could not be written (`audit.onWriteError` says what its request did: `fail`ed, or
+   * went on, `continue`); `lost`: the rows lost since the last one written, this one included.
+   */
+  | {
+      type: "audit_unwritten";
+      time: string;
+      kind: string;
+      name?: string;
+      callId?: string;
+      runId?: string;
+      lost: number;
+      error: string;
+      onWriteError: "fail" | "continue";
+    };
 
 /** Receives every event; must not throw (an observer that throws is ignored for that event). */
 export interface Observer {

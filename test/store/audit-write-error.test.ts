@@ -90,6 +90,10 @@ describe('audit.onWriteError: "fail" (the default)', () => {
 describe('audit.onWriteError: "continue"', () => {
   it("lets requests through, logs each loss as an error, and a gap row counts them once there is room", async () => {
     const { yard, store, refuse, room, errors } = await setup({ audit: { onWriteError: "continue" } });
+    const told: unknown[] = [];
+    yard.observe((event) => {
+      if (event.type === "audit_unwritten") told.push(event);
+    });
     await yard.callTool("a_echo", { text: "one" });
     refuse();
     expect((await yard.callTool("a_echo", { text: "two" })).content).toEqual([{ type: "text", text: "two" }]);
@@ -99,6 +103,15 @@ describe('audit.onWriteError: "continue"', () => {
         /^AUDIT LOG: the call row of a_echo .* could not be written .*: 1 entry lost so far/,
       ),
       expect.stringMatching(/^AUDIT LOG: the call row of a_echo .*: 2 entries lost so far/),
+    ]);
+    expect(told).toEqual([
+      expect.objectContaining({ kind: "call", name: "a_echo", lost: 1, onWriteError: "continue" }),
+      expect.objectContaining({
+        kind: "call",
+        name: "a_echo",
+        lost: 2,
+        error: expect.stringContaining("disk is full"),
+      }),
     ]);
     room();
     await yard.callTool("a_echo", { text: "four" });
