@@ -8,6 +8,7 @@ import type {
 import { type JsonSchema, validateArguments } from "./calls/validate.js";
 import { SwitchyardError } from "./errors.js";
 import type { ClientRequests } from "./fleet/client-requests.js";
+import type { RequestOrigin } from "./fleet/request-origin.js";
 import type { ChatMessage, ModelProvider } from "./models/model.js";
 import type { Logger } from "./telemetry/logger.js";
 
@@ -23,6 +24,12 @@ export interface ElicitationRequest {
   url?: string;
   /** Aborted when the server withdraws the request or the call ends. */
   signal: AbortSignal;
+  /**
+   * The origin of the request the server asked during, when it can be told (the gateway's relay asks
+   * only the client whose call that is); none when nothing was in flight, or requests of several origins
+   * were and the server named none of them.
+   */
+  origin?: RequestOrigin;
 }
 
 /** The user's answer: `accept` (with the form's content), `decline` (said no) or `cancel` (dismissed). */
@@ -63,7 +70,8 @@ export function clientAnswers(options: ClientAnswerOptions): ClientRequests {
     ...(options.roots ? { roots: options.roots } : {}),
     ...(onElicitation
       ? {
-          elicit: (server, params, signal) => elicit(onElicitation, server, params, signal, logger),
+          elicit: (server, params, signal, origin) =>
+            elicit(onElicitation, { server, params, signal, origin }, logger),
           elicitUrl: options.elicitationUrl === true,
         }
       : {}),
@@ -75,20 +83,26 @@ export function clientAnswers(options: ClientAnswerOptions): ClientRequests {
 
 async function elicit(
   handler: ElicitationHandler,
-  server: string,
-  params: ElicitRequestParams,
-  signal: AbortSignal,
+  asked: {
+    server: string;
+    params: ElicitRequestParams;
+    signal: AbortSignal;
+    origin: RequestOrigin | undefined;
+  },
   logger: Logger,
 ): Promise<ElicitResult> {
+  const { server, params, signal } = asked;
+  const origin = asked.origin !== undefined ? { origin: asked.origin } : {};
   const request: ElicitationRequest =
     params.mode === "url"
-      ? { server, mode: "url", message: params.message, url: params.url, signal }
+      ? { server, mode: "url", message: params.message, url: params.url, signal, ...origin }
       : {
           server,
           mode: "form",
           message: params.message,
           requestedSchema: params.requestedSchema as JsonSchema,
           signal,
+          ...origin,
         };
   const answer = await handler(request);
   if (answer.action !== "accept") return { action: answer.action === "decline" ? "decline" : "cancel" };

@@ -130,6 +130,7 @@ export {
   type ResourceUpdate,
   type SamplingForwarder,
   type ServerInfo,
+  type ServerLogMessage,
   type ServerState,
   Switchyard,
   type SwitchyardOptions,

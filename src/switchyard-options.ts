@@ -5,7 +5,8 @@ import type { RequestInterceptor, RequestOptions } from "./calls/request.js";
 import type { CatalogEntry } from "./catalog/catalog.js";
 import type { ElicitationHandler, SamplingApproval } from "./client-answers.js";
 import type { SwitchyardConfig } from "./config/schema.js";
-import type { ClientRequests } from "./fleet/client-requests.js";
+import type { ClientRequests, ServerLogMessage } from "./fleet/client-requests.js";
+import type { RequestOrigin } from "./fleet/request-origin.js";
 import type { ServerState } from "./fleet/server-state.js";
 import type { ModelProvider } from "./models/model.js";
 import { resolveModel } from "./models/resolve.js";
@@ -66,6 +67,12 @@ export interface SwitchyardOptions {
    */
   onSamplingRequest?: SamplingForwarder;
   /**
+   * Told of every log message (`notifications/message`) a server sends, whatever the logger's level,
+   * with the origin of the request it belongs to when that can be told (the gateway's relay passes each
+   * on to the client whose call it is). The logger gets them too.
+   */
+  onServerLog?: (log: ServerLogMessage) => void;
+  /**
    * Record every run, step and request into this store as it happens (`openStore(config)`), and keep
    * the audit log there unless `audit` says otherwise. `close()` waits for the last writes; the store
    * stays open (its owner closes it). Default: nothing is recorded.
@@ -104,6 +111,8 @@ export interface ForwardedSamplingRequest {
   server: string;
   params: CreateMessageRequestParams;
   signal: AbortSignal;
+  /** The origin of the request the server asked during, when it can be told (see `ElicitationRequest`). */
+  origin?: RequestOrigin;
 }
 
 /** Answers a sampling request in full (see `onSamplingRequest`). */
@@ -128,6 +137,7 @@ export function withRedaction(config: SwitchyardConfig, options: SwitchyardOptio
     redact: options.redact ?? redactor.value,
     ...(options.logger ? { logger: redactingLogger(options.logger, redactor) } : {}),
     ...(options.wireTrace ? { wireTrace: redactingWireSink(options.wireTrace, redactor) } : {}),
+    ...(options.onServerLog ? { onServerLog: redactingLogListener(options.onServerLog, redactor) } : {}),
     // The audit log: the sink given, else the store (as `store` says).
     ...(options.audit || options.store
       ? { audit: redactingAuditSink((options.audit ?? options.store)!, redactor) }
@@ -135,11 +145,27 @@ export function withRedaction(config: SwitchyardConfig, options: SwitchyardOptio
   };
 }
 
-/** The fleet's answers, with sampling answered by `onSamplingRequest` when it is given. */
+/** `listener`, given each server log message with its data redacted (as the logger writes it). */
+function redactingLogListener(
+  listener: (log: ServerLogMessage) => void,
+  redactor: Redactor,
+): (log: ServerLogMessage) => void {
+  return (log) => listener({ ...log, data: redactor.value(log.data) });
+}
+
+/**
+ * The fleet's answers, with sampling answered by `onSamplingRequest` when it is given, and servers' log
+ * messages handed to `onServerLog`.
+ */
 export function withForwardedSampling(options: SwitchyardOptions, requests: ClientRequests): ClientRequests {
   const forward = options.onSamplingRequest;
+  if (options.onServerLog) requests = { ...requests, log: options.onServerLog };
   if (!forward) return requests;
-  return { ...requests, sample: (server, params, signal) => forward({ server, params, signal }) };
+  return {
+    ...requests,
+    sample: (server, params, signal, origin) =>
+      forward({ server, params, signal, ...(origin !== undefined ? { origin } : {}) }),
+  };
 }
 
 /** The model for sampling requests: only when sampling is asked for and a model can be had. */

@@ -494,6 +494,8 @@ export type { ResourceUpdate } from "./calls/resource-listeners.js";
 export type { ServerInfo } from "./calls/server.js";
 export type { CatalogChange } from "./catalog/catalog.js";
 export type { ListChange, PromptEntry, ResourceEntry, ResourceTemplateEntry } from "./catalog/resources.js";
+export type { ServerLogMessage } from "./fleet/client-requests.js";
+export type { RequestOrigin } from "./fleet/request-origin.js";
 export type { ServerState } from "./fleet/server-state.js";
 export type {
   ForwardedSamplingRequest,

@@ -19,6 +19,7 @@ import { FirstAnswer } from "./first-answer.js";
 import { HttpTransports } from "./http-transports.js";
 import { launchHttpServer } from "./launcher.js";
 import { describeExit, describeOpenFailure } from "./open-failure.js";
+import { outsideRequestOrigins, RequestsInFlight } from "./request-origin.js";
 import { listResourceTemplatesAgain, listServer } from "./server-lists.js";
 import type { ServerProcess } from "./server-process.js";
 import { StdioTransport } from "./stdio-transport.js";
@@ -101,6 +102,8 @@ export class ServerSession {
   connectMs: number | undefined;
   /** The tool calls of this session that run as tasks. */
   readonly tasks: TaskCalls;
+  /** The requests sent and not yet answered, by origin: whose a server's message is. */
+  readonly #inFlight = new RequestsInFlight();
 
   constructor(config: ServerConfig, hooks: SessionHooks, options: SessionOptions = {}) {
     this.#config = config;
@@ -142,7 +145,12 @@ export class ServerSession {
    * @throws SwitchyardError `AUTH_REQUIRED` when an HTTP server answers 401 or 403 (no SSE fallback);
    *   Error whose message says why otherwise, with the process's exit and last output when it has one.
    */
-  async open(signal?: AbortSignal): Promise<void> {
+  open(signal?: AbortSignal): Promise<void> {
+    // The process, its streams and timers belong to no caller, even when one caller's request starts it.
+    return outsideRequestOrigins(() => this.#open(signal));
+  }
+
+  async #open(signal: AbortSignal | undefined): Promise<void> {
     const started = performance.now();
     // Connecting is work in flight, even while all it waits for is the first event of an unref'd
     // stream (legacy SSE sends its endpoint there): hold the event loop until it is done.
@@ -300,8 +308,10 @@ export class ServerSession {
       },
     });
     this.#client = client;
-    registerClientRequests(client, this.#config.name, this.#hooks.requests);
-    // A server's log messages go to our logger, at their level, tagged with the server (the logger's).
+    const originOf = () => this.#inFlight.originOf();
+    registerClientRequests(client, { server: this.#config.name, requests: this.#hooks.requests, originOf });
+    // A server's log messages go to our logger, at their level, tagged with the server (the logger's),
+    // and to the requests' `log` with the origin they belong to.
     client.setNotificationHandler("notifications/message", ({ params }) => {
       const { level, logger, data } = params;
       const text = typeof data === "string" ? data : JSON.stringify(data);
@@ -309,12 +319,20 @@ export class ServerSession {
         { source: "server log", serverLevel: level, ...(logger !== undefined ? { logger } : {}) },
         text,
       );
+      this.#hooks.requests?.log?.({
+        server: this.#config.name,
+        level,
+        ...(logger !== undefined ? { logger } : {}),
+        data,
+        origin: originOf(),
+      });
     });
     client.setNotificationHandler("notifications/resources/updated", ({ params }) =>
       this.#hooks.onResourceUpdated?.(params.uri),
     );
+    const tracked = this.#inFlight.track(transport);
     const wired = this.tasks.tap(
-      this.#hooks.wire ? tapTransport(transport, this.#config.name, this.#hooks.wire) : transport,
+      this.#hooks.wire ? tapTransport(tracked, this.#config.name, this.#hooks.wire) : tracked,
     );
     client.onclose = () => this.#lost();
     client.onerror = (error) => this.#hooks.logger.debug({}, `transport error: ${error.message}`);

@@ -48,8 +48,9 @@ export interface GatewayOptions {
   /** Who stdio clients (and unauthenticated HTTP requests) are; default: the Switchyard's identity. */
   identity?: Identity;
   /**
-   * Forwards servers' elicitation, sampling and log messages to the client whose call caused them. The
-   * Switchyard must have been made with its `switchyardOptions` (a relay made after it forwards nothing).
+   * Forwards servers' elicitation, sampling and log messages to the client whose call caused them, and
+   * to no other (see `ClientRelay`). The Switchyard must have been made with its `switchyardOptions` (a
+   * relay made after it forwards nothing).
    */
   relay?: ClientRelay;
   /** The name and version the gateway tells clients; default `switchyard` and the package's version. */
@@ -141,7 +142,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   };
   const build = () => buildGatewayServer(parts);
   const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
-  // The server of a live connection (stdio, a 2025 HTTP session) is kept, to be told of changes and logs.
+  // The server of a live connection (stdio, a 2025 HTTP session) is kept, to be told of list changes.
   const serveLive = () => live.keep(build());
   const sessions = new HttpSessions({
     serve: serveLive,
@@ -157,7 +158,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   );
   const stdio = new StdioConnections(serveLive);
   // Listening last: an option refused above leaves nothing listening to the Switchyard.
-  const live = new LiveServers({ yard, relay: options.relay, notify: modern.notify });
+  const live = new LiveServers({ yard, notify: modern.notify });
   let closed = false;
 
   async function identify(request: Request): Promise<Identity | Response> {

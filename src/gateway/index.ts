@@ -6,6 +6,7 @@ export {
   DEFAULT_GATEWAY_MODE,
   DEFAULT_GATEWAY_PATH,
 } from "../config/defaults.js";
+export { type RequestOrigin, withRequestOrigin } from "../fleet/request-origin.js";
 export {
   createGatewayAuth,
   type GatewayAuth,

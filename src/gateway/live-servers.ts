@@ -1,26 +1,17 @@
 import type { McpHttpHandler, Server } from "@modelcontextprotocol/server";
 import type { Switchyard } from "../switchyard.js";
-import type { ClientRelay } from "./relay.js";
 
 /**
  * The server instances of live connections (stdio, 2025-11-25 HTTP sessions), told of the Switchyard's
- * list changes and of its servers' logs as they come; the same changes are published to the 2026-07-28
- * handler's `subscriptions/listen` streams (`notify`).
+ * list changes as they come; the same changes are published to the 2026-07-28 handler's
+ * `subscriptions/listen` streams (`notify`). Servers' log messages are not for everyone: the relay hands
+ * each to the client whose call it belongs to.
  */
 export class LiveServers {
   readonly #servers = new Set<Server>();
   readonly #stops: (() => void)[];
 
-  /** `relay`: the gateway's own, when it was given one (its servers' logs go to every live client). */
-  constructor({
-    yard,
-    relay,
-    notify,
-  }: {
-    yard: Switchyard;
-    relay?: ClientRelay | undefined;
-    notify: McpHttpHandler["notify"];
-  }) {
+  constructor({ yard, notify }: { yard: Switchyard; notify: McpHttpHandler["notify"] }) {
     this.#stops = [
       yard.onCatalogChange(() => {
         notify.toolsChanged();
@@ -35,13 +26,6 @@ export class LiveServers {
           void sent.catch(() => {});
         }
       }),
-      ...(relay
-        ? [
-            relay.onServerLog((log) => {
-              for (const server of this.#servers) void server.sendLoggingMessage(log).catch(() => {});
-            }),
-          ]
-        : []),
     ];
   }
 
@@ -56,7 +40,7 @@ export class LiveServers {
     return server;
   }
 
-  /** Stop listening to the Switchyard and the relay. */
+  /** Stop listening to the Switchyard. */
   close(): void {
     for (const stop of this.#stops) stop();
   }

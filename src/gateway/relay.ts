@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
 import type {
   CreateMessageRequestParams,
@@ -10,6 +9,8 @@ import type {
 import type { ElicitationAnswer, ElicitationRequest } from "../client-answers.js";
 import { DEFAULT_GATEWAY_PENDING_KEEP_MS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
+import type { ServerLogMessage } from "../fleet/client-requests.js";
+import { type RequestOrigin, withRequestOrigin } from "../fleet/request-origin.js";
 import type { ForwardedSamplingRequest, SwitchyardOptions } from "../switchyard.js";
 import type { Logger } from "../telemetry/logger.js";
 import { silentLogger } from "../telemetry/logger.js";
@@ -47,6 +48,8 @@ export class GatewayCall {
   readonly abort = new AbortController();
   /** Where progress goes: the request being served now (a retried call's latest round). */
   progress: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined;
+  /** Where its server's log messages go: the request being served now, as `progress`. */
+  log: ((log: ServerLog) => void) | undefined;
   settled = false;
   result!: Promise<unknown>;
   readonly #questions = new Map<string, Question>();
@@ -115,51 +118,51 @@ export class GatewayCall {
 }
 
 /**
- * Carries what servers ask the client during a gateway call — elicitation, sampling — to the client
- * whose call it is, and servers' log messages to the gateway's clients. Make it before the Switchyard
- * and give the Switchyard its {@link switchyardOptions}, then give it to `createGateway`.
+ * Carries what servers send during a gateway call — elicitation, sampling, log messages — to the client
+ * whose call it is, and to no other. Make it before the Switchyard and give the Switchyard its
+ * {@link switchyardOptions}, then give it to `createGateway`.
  *
- * Which call a server's question belongs to: the call whose work is running when it comes (HTTP
- * servers, 2026-07-28 `input_required`), else the latest call still running on that server (a stdio
- * 2025 server's pushed request carries nothing that names its call).
+ * Which call a server's message belongs to is the fleet's to say (its `origin`, see
+ * `fleet/request-origin.ts`): the call whose request's answer carries it (2026-07-28 `input_required`)
+ * or whose request's stream it came on (Streamable HTTP), else the call whose requests are all that is
+ * in flight on that server. Otherwise — several calls in flight on a server that names no request (a
+ * stdio server before 2026-07-28), or none — it belongs to nobody: a question is cancelled (sampling
+ * refused) and a log message is dropped, never handed to a client that may not be the one.
  */
 export class ClientRelay {
-  readonly #scope = new AsyncLocalStorage<GatewayCall>();
   /** Calls by id: running ones, and ended ones kept until their client collects the result. */
   readonly #calls = new Map<string, GatewayCall>();
   /** The timers that drop ended calls nobody came back for. */
   readonly #expiries = new Map<string, NodeJS.Timeout>();
-  readonly #logListeners = new Set<(log: ServerLog) => void>();
   #logger: Logger = silentLogger;
 
   /**
-   * The Switchyard options that route servers' questions and logs through this relay: `onElicitation`
-   * (form and URL mode), `onSamplingRequest`, and the `logger` given wrapped so servers' log messages
-   * are passed on as well as written.
+   * The Switchyard options that route servers' questions and log messages through this relay:
+   * `onElicitation` (form and URL mode), `onSamplingRequest`, `onServerLog`; and the `logger` given,
+   * which the relay warns on of questions it could not put to anyone.
    */
   switchyardOptions(
     options: { logger?: Logger } = {},
-  ): Pick<SwitchyardOptions, "onElicitation" | "elicitationUrl" | "onSamplingRequest" | "logger"> {
+  ): Pick<
+    SwitchyardOptions,
+    "onElicitation" | "elicitationUrl" | "onSamplingRequest" | "onServerLog" | "logger"
+  > {
     this.#logger = options.logger ?? silentLogger;
     return {
       onElicitation: (request) => this.#elicit(request),
       elicitationUrl: true,
       onSamplingRequest: (request) => this.#sample(request),
-      logger: relayLogger(this.#logger, {}, (log) => this.#serverLog(log)),
+      onServerLog: (log) => this.#serverLog(log),
+      ...(options.logger ? { logger: options.logger } : {}),
     };
-  }
-
-  /** Be told of every server log message; returns the function that stops it. */
-  onServerLog(listener: (log: ServerLog) => void): () => void {
-    this.#logListeners.add(listener);
-    return () => this.#logListeners.delete(listener);
   }
 
   /** Start a call: `run` does it inside the call's scope; the call is kept until `forget`. */
   start(server: string, user: string, run: (call: GatewayCall) => Promise<unknown>): GatewayCall {
     const call = new GatewayCall(server, user);
     this.#calls.set(call.id, call);
-    call.result = this.#scope.run(call, () => run(call));
+    // Every request the call sends goes out with it as its origin: what the server sends back is the call's.
+    call.result = withRequestOrigin(call, () => run(call));
     call.result.then(
       () => this.#ended(call),
       () => this.#ended(call),
@@ -198,21 +201,18 @@ export class ClientRelay {
     this.#expiries.set(call.id, expiry.unref());
   }
 
-  /** The call a server's question belongs to (see the class's doc). */
-  #callFor(server: string): GatewayCall | undefined {
-    const scoped = this.#scope.getStore();
-    if (scoped && scoped.server === server && !scoped.settled) return scoped;
-    let latest: GatewayCall | undefined;
-    for (const call of this.#calls.values()) if (call.server === server && !call.settled) latest = call;
-    return latest;
+  /** The call of `origin`, when it is one of ours still running on `server` (see the class's doc). */
+  #callFor(server: string, origin: RequestOrigin | undefined): GatewayCall | undefined {
+    if (!(origin instanceof GatewayCall) || this.#calls.get(origin.id) !== origin) return undefined;
+    return origin.server === server && !origin.settled ? origin : undefined;
   }
 
   async #elicit(request: ElicitationRequest): Promise<ElicitationAnswer> {
-    const call = this.#callFor(request.server);
+    const call = this.#callFor(request.server, request.origin);
     if (!call) {
       this.#logger.warn(
         { server: request.server },
-        `server ${request.server} asked "${request.message}" outside any client's call: cancelled`,
+        `server ${request.server} asked "${request.message}" outside any one client's call (none in flight, or several and the server named none of them): cancelled; run a server that cannot tell its callers apart once per identity (docs/gateway.md)`,
       );
       return { action: "cancel" };
     }
@@ -235,58 +235,18 @@ export class ClientRelay {
   }
 
   async #sample(request: ForwardedSamplingRequest): Promise<CreateMessageResult> {
-    const call = this.#callFor(request.server);
+    const call = this.#callFor(request.server, request.origin);
     if (!call)
       throw new SwitchyardError(
         "CAPABILITY_MISSING",
-        `server ${request.server} asked for a completion outside any client's call`,
+        `server ${request.server} asked for a completion outside any one client's call (none in flight, or several and the server named none of them); run a server that cannot tell its callers apart once per identity (docs/gateway.md)`,
         { server: request.server, capability: "sampling" },
       );
     return (await call.ask("sampling", request.params, request.signal)) as CreateMessageResult;
   }
 
-  #serverLog(log: ServerLog): void {
-    for (const listener of this.#logListeners) listener(log);
+  /** A server's log message goes to the client whose call it belongs to; one of nobody's is dropped. */
+  #serverLog(log: ServerLogMessage): void {
+    this.#callFor(log.server, log.origin)?.log?.({ level: log.level, logger: log.server, data: log.data });
   }
-}
-
-/** MCP's log levels for ours, for server log messages logged at one of ours. */
-const MCP_LEVELS: Record<string, LoggingLevel> = {
-  trace: "debug",
-  debug: "debug",
-  info: "info",
-  warn: "warning",
-  error: "error",
-};
-
-/**
- * `logger`, also handing every server log message (`source: "server log"`, which the fleet logs with the
- * server's level as `serverLevel`) to `onLog`.
- */
-function relayLogger(
-  logger: Logger,
-  bindings: Record<string, unknown>,
-  onLog: (log: ServerLog) => void,
-): Logger {
-  const level =
-    (name: "trace" | "debug" | "info" | "warn" | "error") =>
-    (fields: Record<string, unknown>, message: string) => {
-      if (fields.source === "server log" && typeof bindings.server === "string") {
-        onLog({
-          level: (fields.serverLevel as LoggingLevel | undefined) ?? MCP_LEVELS[name] ?? "info",
-          logger: bindings.server,
-          data: message,
-        });
-      }
-      logger[name](fields, message);
-    };
-  return {
-    trace: level("trace"),
-    debug: level("debug"),
-    info: level("info"),
-    warn: level("warn"),
-    error: level("error"),
-    child: (more) => relayLogger(logger.child(more), { ...bindings, ...more }, onLog),
-    ...(logger.isLevelEnabled ? { isLevelEnabled: (name: string) => logger.isLevelEnabled!(name) } : {}),
-  };
 }

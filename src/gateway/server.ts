@@ -241,6 +241,9 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
               params: { progressToken: token as string, ...progress },
             })
             .catch(() => {});
+  // The server's log messages that belong to this call go on this round's request (the session's
+  // `logging/setLevel`, or a 2026-07-28 request's log level, decides which are sent).
+  call.log = (log) => void ctx.mcpReq.log(log.level, log.data, log.logger).catch(() => {});
   // The client cancels this round (notifications/cancelled, or it went away): the call ends.
   const cancel = () => call.abort.abort(ctx.mcpReq.signal.reason);
   if (ctx.mcpReq.signal.aborted) cancel();
@@ -263,6 +266,7 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   } finally {
     ctx.mcpReq.signal.removeEventListener("abort", cancel);
     call.progress = undefined;
+    call.log = undefined;
   }
   relay.forget(call);
   try {

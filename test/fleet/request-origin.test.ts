@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ElicitationRequest } from "../../src/client-answers.js";
+import type { ServerLogMessage } from "../../src/fleet/client-requests.js";
+import { withRequestOrigin } from "../../src/fleet/request-origin.js";
+import { Switchyard } from "../../src/index.js";
+import { NODE, ROOT } from "../helpers.js";
+
+// Below the gateway: what a 2025-era stdio server sends (log messages, elicitation) is handed on with
+// the origin of the request it belongs to — the one origin in flight on that server — or none when
+// nothing is in flight or several origins are (such a server names no request in what it sends).
+
+const TENANT = `${ROOT}test/fixtures/tenant-server.mjs`;
+const alice = { who: "alice" };
+const bob = { who: "bob" };
+
+let yard: Switchyard;
+const logs: ServerLogMessage[] = [];
+const asked: ElicitationRequest[] = [];
+
+beforeAll(async () => {
+  yard = await Switchyard.connect(
+    { mcpServers: { payments: { command: NODE, args: [TENANT], versionNegotiation: "legacy" } } },
+    {
+      onServerLog: (log) => void logs.push(log),
+      onElicitation: async (request) => {
+        asked.push(request);
+        return { action: "accept", content: { ok: true } };
+      },
+    },
+  );
+}, 30_000);
+
+afterAll(async () => {
+  await yard?.close();
+});
+
+const text = (result: { text: string }) => result.text;
+
+describe("the origin of what a server sends", () => {
+  it("is the origin of the one call in flight: its log messages and its question", async () => {
+    logs.length = 0;
+    asked.length = 0;
+    await withRequestOrigin(alice, () => yard.callTool("payments_payroll", {}));
+    expect(logs.map((log) => [log.data, log.origin])).toEqual([
+      ["payroll row: alice 7200 EUR", alice],
+      ["payroll row: carol 6100 EUR", alice],
+      ["payroll row: dave 5900 EUR", alice],
+    ]);
+    const paid = await withRequestOrigin(bob, () =>
+      yard.callTool("payments_pay", { account: "bob", amount: 5 }),
+    );
+    expect(text(paid)).toBe("paid 5 from bob");
+    expect(asked.map((request) => request.origin)).toEqual([bob]);
+  });
+
+  it("is none for a log message sent with nothing in flight", async () => {
+    logs.length = 0;
+    await withRequestOrigin(alice, () => yard.callTool("payments_later", {}));
+    await vi.waitFor(() => expect(logs.map((log) => log.data)).toEqual(["after the call"]));
+    expect(logs[0]!.origin).toBeUndefined();
+  });
+
+  it("is none for a question asked while two origins' calls are in flight, even on a server started during one of them", async () => {
+    // Started again inside alice's work: its process and streams must not carry her origin.
+    await withRequestOrigin(alice, () => yard.reconnect({ failedOnly: false }));
+    asked.length = 0;
+    const paying = withRequestOrigin(alice, () =>
+      yard.callTool("payments_pay", { account: "alice", amount: 900, wait: true }),
+    );
+    await vi.waitFor(async () => expect(text(await yard.callTool("payments_pending", {}))).toBe("1"));
+    const holding = withRequestOrigin(bob, () => yard.callTool("payments_hold", {}));
+    expect(text(await paying)).toBe("paid 900 from alice"); // this handler accepts whatever it is asked
+    expect(text(await holding)).toBe("held");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.origin).toBeUndefined();
+  });
+});
