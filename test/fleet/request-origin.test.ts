@@ -5,9 +5,10 @@ import { withRequestOrigin } from "../../src/fleet/request-origin.js";
 import { Switchyard } from "../../src/index.js";
 import { NODE, ROOT } from "../helpers.js";
 
-// Below the gateway: what a 2025-era stdio server sends (log messages, elicitation) is handed on with
-// the origin of the request it belongs to — the one origin in flight on that server — or none when
-// nothing is in flight or several origins are (such a server names no request in what it sends).
+// Below the gateway: what a 2025-era server sends (log messages, elicitation) is handed on with the
+// origin of the request it belongs to — the one whose own stream it came on (Streamable HTTP), else the
+// one origin in flight on that server — or none when nothing is in flight, or several origins are and
+// the server names none of them (stdio).
 
 const TENANT = `${ROOT}test/fixtures/tenant-server.mjs`;
 const alice = { who: "alice" };
@@ -19,7 +20,18 @@ const asked: ElicitationRequest[] = [];
 
 beforeAll(async () => {
   yard = await Switchyard.connect(
-    { mcpServers: { payments: { command: NODE, args: [TENANT], versionNegotiation: "legacy" } } },
+    {
+      mcpServers: {
+        payments: { command: NODE, args: [TENANT], versionNegotiation: "legacy" },
+        // The same server over Streamable HTTP: a call's log messages come on that call's own stream.
+        web: {
+          url: "http://127.0.0.1:{{port}}/mcp",
+          command: NODE,
+          args: [TENANT, "--http", "{{port}}"],
+          versionNegotiation: "legacy",
+        },
+      },
+    },
     {
       onServerLog: (log) => void logs.push(log),
       onElicitation: async (request) => {
@@ -73,5 +85,33 @@ describe("the origin of what a server sends", () => {
     expect(text(await holding)).toBe("held");
     expect(asked).toHaveLength(1);
     expect(asked[0]!.origin).toBeUndefined();
+  });
+
+  it("is the origin whose request's own stream a message came on, with another origin's call in flight (Streamable HTTP)", async () => {
+    logs.length = 0;
+    const payroll = withRequestOrigin(alice, () => yard.callTool("web_payroll", { wait: true }));
+    await vi.waitFor(async () => expect(text(await yard.callTool("web_pending", {}))).toBe("1"));
+    const holding = withRequestOrigin(bob, () => yard.callTool("web_hold", {}));
+    expect(text(await payroll)).toBe("3 rows");
+    expect(text(await holding)).toBe("held");
+    expect(logs.map((log) => [log.server, log.data, log.origin])).toEqual([
+      ["web", "payroll row: alice 7200 EUR", alice],
+      ["web", "payroll row: carol 6100 EUR", alice],
+      ["web", "payroll row: dave 5900 EUR", alice],
+    ]);
+  });
+
+  it("is none for log messages while two origins' calls are in flight on a stdio server", async () => {
+    logs.length = 0;
+    const payroll = withRequestOrigin(alice, () => yard.callTool("payments_payroll", { wait: true }));
+    await vi.waitFor(async () => expect(text(await yard.callTool("payments_pending", {}))).toBe("1"));
+    const holding = withRequestOrigin(bob, () => yard.callTool("payments_hold", {}));
+    expect(text(await payroll)).toBe("3 rows");
+    expect(text(await holding)).toBe("held");
+    expect(logs.map((log) => [log.data, log.origin])).toEqual([
+      ["payroll row: alice 7200 EUR", undefined],
+      ["payroll row: carol 6100 EUR", undefined],
+      ["payroll row: dave 5900 EUR", undefined],
+    ]);
   });
 });
