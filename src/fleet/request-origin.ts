@@ -9,9 +9,16 @@ import { forwardGet } from "./tap-transport.js";
 export type RequestOrigin = object;
 
 const origins = new AsyncLocalStorage<RequestOrigin>();
+/**
+ * Whether any work has run under an origin in this process: until then every origin is none, and
+ * messages are handled without a scope (on Node 20 the first scope turns on async context tracking for
+ * the whole process, which a Switchyard without a gateway need not pay for).
+ */
+let originsInUse = false;
 
 /** Run `work` so that every request it sends to a server is made for `origin`. */
 export function withRequestOrigin<T>(origin: RequestOrigin, work: () => T): T {
+  originsInUse = true;
   return origins.run(origin, work);
 }
 
@@ -64,9 +71,10 @@ export class RequestsInFlight {
           const deliver = value as NonNullable<Transport["onmessage"]>;
           target.onmessage = (message, extra) => {
             const { id, method } = message as { id?: unknown; method?: unknown };
-            const origin = tiedTo();
+            const origin = originsInUse ? tiedTo() : undefined;
             if (isId(id) && method === undefined) pending.delete(id);
-            received.run({ origin }, () => deliver(message, extra));
+            if (originsInUse) received.run({ origin }, () => deliver(message, extra));
+            else deliver(message, extra);
           };
           return true;
         }
