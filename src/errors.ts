@@ -13,7 +13,7 @@
  * - `REFUSED`: a run's own check refused the call before anything was sent (an agent's guard: the same
  *   call too many times, a tool it was not offered; a plan's step that could not run).
  * - `QUEUE_FULL`: the server's call queue is full; the call was refused at once.
- * - `RESULT_TOO_LARGE`: the server's answer was over the size limit and was dropped; the connection lives on.
+ * - `RESULT_TOO_LARGE`: the server's answer was over the size limit (`maxResultBytes`, on any transport) and was dropped; the connection lives on.
  * - `CLOSED`: the Switchyard was closed.
  * - `MODEL_NOT_CONFIGURED`: no model to ask (CLI exit 2).
  * - `MODEL_ERROR`: the model's server refused or failed the request (after retries where they help).

@@ -15,8 +15,8 @@ import {
   SwitchyardError,
   systemErrorCode,
 } from "../errors.js";
+import { RESULT_TOO_LARGE_RPC_CODE } from "./answer-size.js";
 import { describeRequest, type ServerRequest } from "./requests.js";
-import { RESULT_TOO_LARGE_RPC_CODE } from "./stdio-transport.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
 const INVALID_PARAMS = -32602;

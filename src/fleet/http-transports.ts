@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { readableFailure, SwitchyardError } from "../errors.js";
+import { fetchWithinLimit } from "./answer-limit.js";
 import type { FirstAnswer } from "./first-answer.js";
 import { connectAuthProvider } from "./oauth-connect.js";
 import { FileOAuthProvider } from "./oauth-provider.js";
@@ -42,8 +43,9 @@ export class HttpTransports {
   create(kind: "http" | "sse"): Transport {
     const url = this.#url;
     const headers = this.#config.headers;
-    // The streams that stay open for server-to-client messages do not hold the event loop.
-    const base = fetchWithIdleStreams(fetch);
+    // The streams that stay open for server-to-client messages do not hold the event loop; every
+    // answer is read within maxResultBytes.
+    const base = fetchWithinLimit(fetchWithIdleStreams(fetch), this.#config.maxResultBytes);
     // The config's headers on every request, under the SDK's own (which already carry them, in lower
     // case): merged by name whatever its case, so that none is sent twice ("Bearer t, Bearer t").
     const withHeaders: FetchLike = (input, init) => {

@@ -1,14 +1,8 @@
 import { type JSONRPCMessage, SdkError, SdkErrorCode, type Transport } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_RESULT_BYTES } from "../config/defaults.js";
+import { ID_WINDOW_CHARS, requestIdOf, tooLargeAnswer } from "./answer-size.js";
 import { ServerProcess, type ServerProcessOptions } from "./server-process.js";
 
-/**
- * The JSON-RPC error code of the answer Switchyard makes up for a response it dropped for its size
- * (in the range JSON-RPC leaves to implementations).
- */
-export const RESULT_TOO_LARGE_RPC_CODE = -32099;
-/** How much of a dropped message's start and end is kept to find its request id. */
-const ID_WINDOW_CHARS = 256;
 /** A request that opens a subscription for the connection's lifetime: it is not work in flight. */
 const LISTEN_METHOD = "subscriptions/listen";
 /** The version probe, never cancelled: once `initialize` goes out, it awaits nothing more. */
@@ -197,7 +191,7 @@ export class StdioTransport implements Transport {
       this.onerror?.(new Error(`${message}, and its request id could not be found`));
       return;
     }
-    this.#deliver({ jsonrpc: "2.0", id, error: { code: RESULT_TOO_LARGE_RPC_CODE, message } });
+    this.#deliver(tooLargeAnswer(id, message));
   }
 
   #readLine(raw: string): void {
@@ -207,16 +201,6 @@ export class StdioTransport implements Transport {
     if (message) this.#deliver(message);
     else this.#onNoise?.(line);
   }
-}
-
-/** The `id` of a response from the start or the end of its text (servers put it at either end). */
-function requestIdOf(head: string, tail: string): string | number | undefined {
-  const match =
-    /^\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(\d+|"[^"]*")/.exec(head) ??
-    /^\{\s*"id"\s*:\s*(\d+|"[^"]*")/.exec(head) ??
-    /"id"\s*:\s*(\d+|"[^"]*")\s*\}\s*$/.exec(tail);
-  if (!match) return undefined;
-  return JSON.parse(match[1]!) as string | number;
 }
 
 function parseJsonRpc(line: string): JSONRPCMessage | undefined {

@@ -67,8 +67,9 @@ export const DEFAULT_CONCURRENCY: Readonly<{
   slackMs: DEFAULT_CONCURRENCY_SLACK_MS,
 });
 /**
- * Largest answer accepted from a stdio server (`maxResultBytes`; one stdout line, in bytes): a larger one
- * is dropped and fails its call with `RESULT_TOO_LARGE`.
+ * Largest answer accepted from a server (`maxResultBytes`, in bytes), counted while it streams: one
+ * stdout line (stdio); one HTTP body, or the whole SSE answer to one request; one event of a lasting
+ * SSE stream. A larger one is cut and fails its call with `RESULT_TOO_LARGE`.
  */
 export const DEFAULT_MAX_RESULT_BYTES = 4 * 1024 * 1024;
 
@@ -284,7 +285,7 @@ export interface ServerConfig {
   maxQueue: number;
   /** With progress notifications, how far a call's deadline may be pushed back; absent: not at all. */
   maxTotalTimeoutMs?: number;
-  /** Largest answer accepted from a stdio server; a larger one fails its call with `RESULT_TOO_LARGE`. */
+  /** Largest answer accepted from the server, on any transport; a larger one fails its call with `RESULT_TOO_LARGE`. */
   maxResultBytes: number;
   retry: { maxRetries: number; backoffMs: number };
   /**
