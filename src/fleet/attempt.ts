@@ -88,11 +88,17 @@ async function attempt(
         ...(typeof sessionId === "string" ? { "mcp.session.id": sessionId } : {}),
       });
     }
-    return await sendRequest(
-      request,
-      { server: target.name, client, session, tools: target.tools(), subscriptions: target.subscriptions },
-      options,
-    );
+    // The server may ask the client things (elicitation, sampling, roots) while this request is in flight.
+    const answered = session.serverRequests.open();
+    try {
+      return await sendRequest(
+        request,
+        { server: target.name, client, session, tools: target.tools(), subscriptions: target.subscriptions },
+        options,
+      );
+    } finally {
+      answered();
+    }
   } catch (error) {
     throw failureOf(target, { error, request, options, incident, session });
   }

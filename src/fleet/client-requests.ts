@@ -8,7 +8,14 @@ import type {
   ElicitResult,
   LoggingLevel,
 } from "@modelcontextprotocol/client";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import {
+  DEFAULT_MAX_SERVER_REQUESTS_PER_CALL,
+  DEFAULT_UNINVITED_ROOTS_PER_MINUTE,
+} from "../config/defaults.js";
 import type { RequestOrigin } from "./request-origin.js";
+
+const MINUTE_MS = 60_000;
 
 /** A server's log message (`notifications/message`), with the origin of the request it belongs to. */
 export interface ServerLogMessage {
@@ -68,32 +75,98 @@ export function clientCapabilities(requests: ClientRequests | undefined): Client
 }
 
 /**
- * Register the handlers of `requests` on `client`, for the server named `server`; `originOf` says whose
- * request a question being handled belongs to.
+ * How many requests a server may send the client: {@link DEFAULT_MAX_SERVER_REQUESTS_PER_CALL} for each
+ * of the client's requests in flight to it; with none in flight, no elicitation or sampling (nothing
+ * invited them: MCP has servers ask only while serving a client's request) and
+ * {@link DEFAULT_UNINVITED_ROOTS_PER_MINUTE} `roots/list`. What is over is refused before any handler.
+ */
+export class ServerRequestBudget {
+  readonly #server: string;
+  /** The client's requests in flight to the server: how many of the server's each has had answered. */
+  readonly #inFlight = new Set<{ asked: number }>();
+  /** When the uninvited `roots/list` of the last minute came. */
+  #uninvitedRoots: number[] = [];
+
+  constructor(server: string) {
+    this.#server = server;
+  }
+
+  /** A request of the client's is in flight to the server until the returned function is called. */
+  open(): () => void {
+    const request = { asked: 0 };
+    this.#inFlight.add(request);
+    return () => this.#inFlight.delete(request);
+  }
+
+  /**
+   * Count one request of `method` from the server against the budget.
+   * @throws ProtocolError (JSON-RPC -32600, invalid request) when it is over: the server gets it as its
+   *   answer.
+   */
+  admit(method: string): void {
+    for (const request of this.#inFlight) {
+      if (request.asked < DEFAULT_MAX_SERVER_REQUESTS_PER_CALL) {
+        request.asked += 1;
+        return;
+      }
+    }
+    const server = this.#server;
+    if (this.#inFlight.size > 0) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `${method} refused: server ${server} already sent ${DEFAULT_MAX_SERVER_REQUESTS_PER_CALL} requests during each of the client's requests in flight, the most it may`,
+      );
+    }
+    if (method === "roots/list") {
+      const now = Date.now();
+      this.#uninvitedRoots = this.#uninvitedRoots.filter((at) => now - at < MINUTE_MS);
+      if (this.#uninvitedRoots.length < DEFAULT_UNINVITED_ROOTS_PER_MINUTE) {
+        this.#uninvitedRoots.push(now);
+        return;
+      }
+    }
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      method === "roots/list"
+        ? `roots/list refused: server ${server} already asked ${DEFAULT_UNINVITED_ROOTS_PER_MINUTE} times this minute with no request of the client's in flight`
+        : `${method} refused: no request of the client's is in flight to server ${server}, and a server may ask only while it serves one`,
+    );
+  }
+}
+
+/**
+ * Register the handlers of `requests` on `client`, for the server named `server`; each request of the
+ * server's is counted against `budget` first, and refused when over it, before its handler; `originOf`
+ * says whose request a question being handled belongs to.
  */
 export function registerClientRequests(
   client: Client,
-  {
-    server,
-    requests,
-    originOf,
-  }: { server: string; requests: ClientRequests | undefined; originOf: () => RequestOrigin | undefined },
+  options: {
+    server: string;
+    requests: ClientRequests | undefined;
+    budget: ServerRequestBudget;
+    originOf: () => RequestOrigin | undefined;
+  },
 ) {
+  const { server, requests, budget, originOf } = options;
   if (!requests) return;
   const { elicit, roots, sample } = requests;
   if (elicit) {
-    client.setRequestHandler("elicitation/create", (request, ctx) =>
-      elicit(server, request.params, ctx.mcpReq.signal, originOf()),
-    );
+    client.setRequestHandler("elicitation/create", (request, ctx) => {
+      budget.admit("elicitation/create");
+      return elicit(server, request.params, ctx.mcpReq.signal, originOf());
+    });
   }
   if (roots) {
-    client.setRequestHandler("roots/list", () => ({
-      roots: roots.map((folder) => ({ uri: pathToFileURL(folder).href, name: folder })),
-    }));
+    client.setRequestHandler("roots/list", () => {
+      budget.admit("roots/list");
+      return { roots: roots.map((folder) => ({ uri: pathToFileURL(folder).href, name: folder })) };
+    });
   }
   if (sample) {
-    client.setRequestHandler("sampling/createMessage", (request, ctx) =>
-      sample(server, request.params, ctx.mcpReq.signal, originOf()),
-    );
+    client.setRequestHandler("sampling/createMessage", (request, ctx) => {
+      budget.admit("sampling/createMessage");
+      return sample(server, request.params, ctx.mcpReq.signal, originOf());
+    });
   }
 }

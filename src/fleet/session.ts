@@ -14,7 +14,12 @@ import type { ServerConfig, TransportKind, VersionNegotiation } from "../config/
 import { isSwitchyardError, readableFailure } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { WireSink } from "../telemetry/wire-trace.js";
-import { type ClientRequests, clientCapabilities, registerClientRequests } from "./client-requests.js";
+import {
+  type ClientRequests,
+  clientCapabilities,
+  registerClientRequests,
+  ServerRequestBudget,
+} from "./client-requests.js";
 import { FirstAnswer } from "./first-answer.js";
 import { HttpTransports } from "./http-transports.js";
 import { launchHttpServer } from "./launcher.js";
@@ -104,11 +109,14 @@ export class ServerSession {
   readonly tasks: TaskCalls;
   /** The requests sent and not yet answered, by origin: whose a server's message is. */
   readonly #inFlight = new RequestsInFlight();
+  /** How many requests the server may send the client: per request of the client's in flight, and without. */
+  readonly serverRequests: ServerRequestBudget;
 
   constructor(config: ServerConfig, hooks: SessionHooks, options: SessionOptions = {}) {
     this.#config = config;
     this.#hooks = hooks;
     this.tasks = new TaskCalls(config.name, hooks.logger);
+    this.serverRequests = new ServerRequestBudget(config.name);
     this.#kind = config.transport;
     this.#negotiation =
       config.versionNegotiation === "auto"
@@ -309,7 +317,12 @@ export class ServerSession {
     });
     this.#client = client;
     const originOf = () => this.#inFlight.originOf();
-    registerClientRequests(client, { server: this.#config.name, requests: this.#hooks.requests, originOf });
+    registerClientRequests(client, {
+      server: this.#config.name,
+      requests: this.#hooks.requests,
+      budget: this.serverRequests,
+      originOf,
+    });
     // A server's log messages go to our logger, at their level, tagged with the server (the logger's),
     // and to the requests' `log` with the origin they belong to.
     client.setNotificationHandler("notifications/message", ({ params }) => {

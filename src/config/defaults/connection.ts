@@ -42,3 +42,15 @@ export const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
 export const DEFAULT_TASK_MIN_POLL_INTERVAL_MS = 20;
 /** How long the `tasks/cancel` sent for a cancelled or timed-out task call may take. */
 export const DEFAULT_TASK_CANCEL_TIMEOUT_MS = 5_000;
+/**
+ * How many requests (elicitation, sampling, roots) a server may send the client for each of the
+ * client's requests in flight to it; the rest are refused with a JSON-RPC error before any handler
+ * sees them, so that one call cannot ask the user, or spend the model, without end.
+ */
+export const DEFAULT_MAX_SERVER_REQUESTS_PER_CALL = 100;
+/**
+ * How many `roots/list` requests a server may send in a minute while none of the client's requests is
+ * in flight (servers ask for the roots as they start, or when told they changed). Elicitation and
+ * sampling with no request in flight are always refused: nothing invited them.
+ */
+export const DEFAULT_UNINVITED_ROOTS_PER_MINUTE = 10;
