@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runFaultSuite } from "./fault-suite.js";
 
 describe("the fault suite", () => {
-  it("settles a thousand concurrent calls amid crashes, hangs, garbage, huge answers and dropped connections", async () => {
+  it("settles a thousand concurrent calls amid crashes, hangs, garbage, huge and endless answers and dropped connections", async () => {
     const report = await runFaultSuite({ calls: 1_000, seed: 7, timeoutMs: 5_000 });
     expect(report.lost).toBe(0);
     expect(report.crossed).toBe(0);
@@ -24,10 +24,13 @@ describe("the fault suite", () => {
       "crash",
       "drop",
       "unavailable",
+      "endless",
     ]) {
       expect(report.faults[fault], fault).toBeGreaterThan(0);
     }
     expect(report.outcomes.ok).toBeGreaterThan(report.calls / 2);
+    // An answer that never ends is cut at maxResultBytes, not left to run into the deadline.
+    expect(report.outcomesByFault.endless?.RESULT_TOO_LARGE).toBeGreaterThan(0);
     expect(report.restarts).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -19,6 +19,7 @@ const FAULTS = {
   crash: { weight: 0.25, transports: ["stdio"] },
   drop: { weight: 3, transports: ["http"] },
   unavailable: { weight: 4, transports: ["http"] },
+  endless: { weight: 1, transports: ["http"] },
 } as const;
 type Fault = keyof typeof FAULTS;
 
@@ -33,6 +34,7 @@ const EXPECTED: Record<Fault, string> = {
   huge: "RESULT_TOO_LARGE",
   crash: "SERVER_UNAVAILABLE",
   drop: "SERVER_UNAVAILABLE",
+  endless: "RESULT_TOO_LARGE",
 };
 /** What any call may end with instead when another call's fault hit its server while it waited or ran. */
 const COLLATERAL = new Set(["SERVER_UNAVAILABLE", "TIMEOUT", "CIRCUIT_OPEN"]);
@@ -49,6 +51,8 @@ export interface FaultReport {
   servers: number;
   faults: Record<string, number>;
   outcomes: Record<string, number>;
+  /** The outcomes of the calls of each fault. */
+  outcomesByFault: Record<string, Record<string, number>>;
   /** One error message per outcome code, for the report. */
   samples: Record<string, string>;
   /** Calls whose outcome was not one their fault allows (must be 0). */
@@ -116,6 +120,7 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
 
   const faults: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
+  const outcomesByFault: Record<string, Record<string, number>> = {};
   const wrong: FaultReport["wrong"] = [];
   const samples: Record<string, string> = {};
   const healthyMs: number[] = [];
@@ -154,6 +159,8 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
     if (settled.has(id)) settledTwice += 1;
     settled.add(id);
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    const ofFault = (outcomesByFault[fault] ??= {});
+    ofFault[outcome] = (ofFault[outcome] ?? 0) + 1;
     if (ms > timeoutMs + MARGIN_MS) {
       late += 1;
       if (late <= 5)
@@ -187,6 +194,7 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
     servers: servers.length,
     faults,
     outcomes,
+    outcomesByFault,
     samples,
     wrong,
     lost: total - settled.size + settledTwice,

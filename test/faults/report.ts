@@ -15,10 +15,12 @@ console.log(
 );
 line("faults injected", counts(report.faults));
 line("outcomes", counts(report.outcomes));
+line("endless HTTP answers", counts(report.outcomesByFault.endless ?? {}));
 line("healthy calls p50 / p99", `${report.healthyLatencyMs.p50} ms / ${report.healthyLatencyMs.p99} ms`);
 line("restarts", report.restarts);
 line("breaker openings", report.breakerOpenings);
 line("wall time", `${report.wallMs} ms`);
+line("peak RSS", `${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
 line("lost (never or twice settled)", report.lost);
 line("crossed results", report.crossed);
 line("wrong outcomes", report.wrong.length);
