@@ -159,8 +159,10 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
     if (settled.has(id)) settledTwice += 1;
     settled.add(id);
     outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-    const ofFault = (outcomesByFault[fault] ??= {});
-    ofFault[outcome] = (ofFault[outcome] ?? 0) + 1;
+    outcomesByFault[fault] = {
+      ...outcomesByFault[fault],
+      [outcome]: (outcomesByFault[fault]?.[outcome] ?? 0) + 1,
+    };
     if (ms > timeoutMs + MARGIN_MS) {
       late += 1;
       if (late <= 5)
