@@ -10,9 +10,13 @@ afterEach(async () => {
 });
 
 /** A Switchyard with the hostile HTTP server, which asks the client too much. */
-async function fleet(options: Parameters<typeof Switchyard.connect>[1]): Promise<Switchyard> {
+async function fleet(
+  options: Parameters<typeof Switchyard.connect>[1],
+  config: Record<string, unknown> = {},
+): Promise<Switchyard> {
   const yard = await Switchyard.connect(
     {
+      ...config,
       mcpServers: {
         hostile: {
           url: "http://127.0.0.1:{{port}}/mcp",
@@ -69,5 +73,14 @@ describe("a server's requests to the client are bounded", () => {
     await waitFor(() => said() !== undefined, 40_000, "the server's account of its requests");
     expect(said()).toBe("hostile: uninvited: 0 answered, 300 refused");
     expect(asked).toBe(0);
+  }, 60_000);
+
+  it("lists the roots 10 times a minute with no call in flight, for a server that asks as it starts", async () => {
+    const { logger, lines } = memoryLogger();
+    const yard = await fleet({ logger }, { roots: ["/srv/shared"] });
+    await yard.callTool("hostile_uninvited", { count: 15, method: "roots/list" });
+    const said = () => lines().find((line) => String(line.msg).startsWith("hostile: uninvited:"))?.msg;
+    await waitFor(() => said() !== undefined, 40_000, "the server's account of its requests");
+    expect(said()).toBe("hostile: uninvited: 10 answered, 5 refused");
   }, 60_000);
 });
