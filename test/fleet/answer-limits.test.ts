@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Switchyard } from "../../src/index.js";
-import { failureOf, NODE, ROOT, sdk } from "../helpers.js";
+import { failureOf, memoryLogger, NODE, ROOT, sdk, waitFor } from "../helpers.js";
 
 const HOSTILE_SERVER = `${ROOT}test/fixtures/hostile-http-server.mjs`;
 const MB = 1024 * 1024;
@@ -114,4 +114,20 @@ describe("an HTTP server's answers are bounded by maxResultBytes", () => {
     });
     expect((await yard.callTool("hostile_big", { bytes: 30_000 })).text).toHaveLength(30_000);
   }, 30_000);
+
+  it("skips an event over the limit on the lasting stream of server-to-client messages, which lives on", async () => {
+    const { logger, lines } = memoryLogger();
+    const yard = await fleet({ logger });
+    const { growthMb } = await watched(yard, async () => {
+      await yard.callTool("hostile_loud", { bytes: 50_000_000 });
+      await waitFor(
+        () => lines().some((line) => line.msg === "after the loud one"),
+        30_000,
+        "the log message after the loud one",
+      );
+    });
+    expect(growthMb).toBeLessThan(40);
+    expect(lines().some((line) => String(line.msg).startsWith("lll"))).toBe(false);
+    expect((await yard.callTool("hostile_echo", { text: "next" })).text).toBe("next");
+  }, 60_000);
 });
