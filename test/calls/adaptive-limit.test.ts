@@ -24,6 +24,18 @@ function limiter(options: Partial<AdaptiveLimitOptions> = {}) {
   return { limit, serve, tick: (ms: number) => (now += ms) };
 }
 
+/** A small seeded PRNG (mulberry32): the same "random" latencies on every run. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 describe("the adaptive limit", () => {
   it("grows while calls that use it stay near the tool's minimum latency, up to max", () => {
     const { limit, serve } = limiter();
@@ -44,18 +56,47 @@ describe("the adaptive limit", () => {
     expect(limit.limit).toBe(8);
   });
 
-  it("shrinks when latency rises past the tolerance, and never below min", () => {
+  it("shrinks when every call of a window rises past the tolerance, and never below min", () => {
     const { limit, serve } = limiter({ initial: 32 });
-    serve(5, 10);
+    serve(16, 10); // its minimum; a window that grew the limit
     const before = limit.limit;
-    serve(20, 40);
+    serve(31, 40); // all past 1.5 × 10 ms, but 31 calls could still be noise
+    expect(limit.limit).toBe(before);
+    serve(1, 40);
     expect(limit.limit).toBeLessThan(before);
-    serve(500, 40, "t", 1);
+    serve(2_000, 40, "t", 1);
     expect(limit.limit).toBe(1);
     const bounded = limiter({ min: 5, initial: 32 });
-    bounded.serve(5, 10);
-    bounded.serve(500, 100);
+    bounded.serve(16, 10);
+    bounded.serve(2_000, 100);
     expect(bounded.limit.limit).toBe(5);
+  });
+
+  it("does not take latency that varies per call for load: 50–250 ms at random", () => {
+    // Issue 26, item 6: the median (150 ms) against the fastest call (~50 ms) read as load, and the
+    // limit fell to 1. Noise does not raise the floor: some call of each window comes back near it.
+    const { limit, tick } = limiter({ tolerance: 1.25, slackMs: 5 });
+    const random = seeded(26);
+    const seen: number[] = [];
+    for (let i = 0; i < 4_000; i += 1) {
+      const flight = limit.start(limit.limit);
+      tick(50 + 200 * random());
+      limit.succeeded(flight, "work");
+      if (i >= 2_000) seen.push(limit.limit);
+    }
+    expect(Math.min(...seen)).toBeGreaterThanOrEqual(16);
+    expect(Math.max(...seen)).toBe(64);
+  });
+
+  it("judges a window on the calls that left with its most in flight, not those sent while it filled", () => {
+    const { limit, serve } = limiter();
+    serve(4, 10); // minimum 10 ms: the first window (half of 8) grows the limit
+    const before = limit.limit;
+    serve(1, 10, "t", 2); // fast, but with 2 in flight: says nothing of the load at the limit
+    serve(31, 40);
+    expect(limit.limit).toBe(before);
+    serve(1, 40);
+    expect(limit.limit).toBeLessThan(before);
   });
 
   it("settles where the latency crosses the threshold: a server whose latency grows past 8 in flight", () => {

@@ -5,6 +5,7 @@ import { Switchyard } from "../../src/index.js";
 import { NODE, ROOT } from "../helpers.js";
 
 const KNEE_SERVER = `${ROOT}test/fixtures/knee-server.mjs`;
+const FAULT_SERVER = `${ROOT}test/fixtures/fault-server.mjs`;
 /** The knee server: `work` takes base-ms up to `knee` calls in flight, then base × (n / knee)². */
 const knee = (flags: string[], extra: Record<string, unknown> = {}) => ({
   command: NODE,
@@ -87,6 +88,36 @@ describe("the adaptive concurrency limit (the default)", () => {
     expect(Math.max(...seen.slice(300))).toBeLessThanOrEqual(14);
     expect(info(yard, "kneed")).toMatchObject({ inFlight: 0, queued: 0 });
   });
+
+  it("does not take latency that varies per call for load: four servers whose tool takes 50–250 ms at random", async () => {
+    // Issue 26, item 6: judged on the median against the fastest call, these fell to 1 in flight.
+    const noisy = { command: NODE, args: [FAULT_SERVER, "--noisy", "50-250"] };
+    const names = ["n1", "n2", "n3", "n4"];
+    const yard = await yardOf(Object.fromEntries(names.map((name) => [name, noisy])));
+    const limits: number[] = [];
+    let done = 0;
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (sent < 2_000) {
+          const name = names[sent++ % names.length]!;
+          const result = await yard.callTool(`${name}_work`, { id: `c${sent}` });
+          expect(result.text).toMatch(/^done c/);
+          done += 1;
+          // The limits over the second half, once each has had a thousand calls' worth of noise.
+          if (done > 1_000 && done % 20 === 0) for (const name of names) limits.push(info(yard, name).limit);
+        }
+      }),
+    );
+    limits.sort((a, b) => a - b);
+    expect(limits[Math.floor(limits.length / 2)]).toBeGreaterThanOrEqual(8); // 1 before
+    for (const name of names) {
+      const stats = await yard.callTool(`${name}_stats`, {});
+      // Each server had more than the limit's first 8 calls at once (16 were waiting for it).
+      expect((stats.structuredContent as { maxInFlight: number }).maxInFlight, name).toBeGreaterThan(8);
+      expect(info(yard, name)).toMatchObject({ limitMode: "adaptive", inFlight: 0, queued: 0 });
+    }
+  }, 120_000);
 
   it("stays within concurrency.min and concurrency.max", async () => {
     const yard = await yardOf({
