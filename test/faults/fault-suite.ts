@@ -69,6 +69,11 @@ export interface FaultReport {
   unhandledRejections: number;
   /** Server processes still alive after close (must be 0). */
   orphans: number;
+  /**
+   * The noisy server (every call 50–250 ms at random, no faults, the adaptive limit): its calls, how
+   * many were answered, and where its limit stood when they settled (the median; it starts at 8).
+   */
+  noisy: { calls: number; ok: number; limit: number };
   /** Every server ready and answering after the storm. */
   healthyAfter: boolean;
   wallMs: number;
@@ -102,11 +107,18 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
     args: [FAULT_SERVER, "--name", `${marker}-${n}`],
     ...common,
   });
+  // Latency that varies per call is not load: the adaptive limit must not fall for it (issue 26, item 6).
+  const noisy = {
+    ...stdio(4),
+    args: [...stdio(4).args, "--noisy", "50-250"],
+    maxConcurrency: "auto" as const,
+  };
   const yard = await Switchyard.connect({
     mcpServers: {
       s1: stdio(1),
       s2: stdio(2),
       s3: stdio(3),
+      n1: noisy,
       h1: {
         url: "http://127.0.0.1:{{port}}/mcp",
         transport: "http",
@@ -129,10 +141,14 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
   let settledTwice = 0;
   const settled = new Set<string>();
   const started = performance.now();
+  let noisyCalls = 0;
+  let noisyOk = 0;
+  const noisyLimits: number[] = [];
 
   const one = async (index: number) => {
     const server = servers[Math.floor(random() * servers.length)]!;
-    const fault = pick(random, server.transport === "stdio" ? "stdio" : "http");
+    const fault =
+      server.name === "n1" ? "none" : pick(random, server.transport === "stdio" ? "stdio" : "http");
     faults[fault] = (faults[fault] ?? 0) + 1;
     const id = `c${index}`;
     const args = {
@@ -168,7 +184,13 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       if (late <= 5)
         samples[`late ${late}`] = `${server.name} ${fault} ${outcome} after ${Math.round(ms)} ms`;
     }
-    if (outcome === "ok" && (fault === "none" || fault === "garbage")) healthyMs.push(ms);
+    if (outcome === "ok" && (fault === "none" || fault === "garbage") && server.name !== "n1")
+      healthyMs.push(ms);
+    if (server.name === "n1") {
+      noisyCalls += 1;
+      if (outcome === "ok") noisyOk += 1;
+      noisyLimits.push(yard.servers().find((s) => s.name === "n1")!.limit);
+    }
     if (outcome !== EXPECTED[fault] && !COLLATERAL.has(outcome)) wrong.push({ id, fault, outcome });
   };
   await Promise.all(Array.from({ length: total }, (_, index) => one(index)));
@@ -207,6 +229,11 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
     breakerOpenings: states.reduce((sum, s) => sum + s.breakerOpenings, 0),
     unhandledRejections: unhandled,
     orphans: processesWith(marker).length,
+    noisy: {
+      calls: noisyCalls,
+      ok: noisyOk,
+      limit: noisyLimits.sort((a, b) => a - b)[noisyLimits.length >> 1] ?? 0,
+    },
     healthyAfter,
     wallMs,
   };

@@ -11,13 +11,17 @@ const counts = (record: Record<string, number>) =>
     .join(", ");
 
 console.log(
-  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (3 stdio, 1 Streamable HTTP)\n`,
+  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (4 stdio, one of them noisy: 50–250 ms a call; 1 Streamable HTTP)\n`,
 );
 line("faults injected", counts(report.faults));
 line("outcomes", counts(report.outcomes));
 line("endless HTTP answers", counts(report.outcomesByFault.endless ?? {}));
 line("healthy calls p50 / p99", `${report.healthyLatencyMs.p50} ms / ${report.healthyLatencyMs.p99} ms`);
 line("restarts", report.restarts);
+line(
+  "noisy server",
+  `${report.noisy.ok} of ${report.noisy.calls} answered; its adaptive limit ${report.noisy.limit} (median as they settled; from 8)`,
+);
 line("breaker openings", report.breakerOpenings);
 line("wall time", `${report.wallMs} ms`);
 line("peak RSS", `${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
