@@ -5,7 +5,10 @@
 //    kept in flight — the server's own p99 (time it spent on a call, as it measures it) against its
 //    unloaded p99, what the caller waits (queueing in the client included), calls/s;
 //  - the adaptive limit's convergence after a load change: from 1 call in flight to 64, the time until
-//    the limit stays within ±25 % of where it settles (sampled every 10 ms).
+//    the limit stays within ±25 % of where it settles (sampled every 10 ms);
+//  - the noisy server (test/fixtures/fault-server.mjs --noisy 50-250: every call 50–250 ms at random,
+//    whatever the load): 64 kept in flight — calls/s, caller p99, where the limit stands (issue 26, item 6:
+//    the adaptive limit took the noise for load and fell to 1).
 
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -21,6 +24,7 @@ import type { ScenarioContext } from "./context.js";
 export const KNEE_SERVER = join(REPO, "bench/servers/knee.mjs");
 const KNEE_ARGS = [KNEE_SERVER, "--base-ms", "20", "--knee", "8"];
 const ECHO_ARGS = [SDK_SERVER, "--tools", "echo"];
+const NOISY_ARGS = [join(REPO, "test/fixtures/fault-server.mjs"), "--noisy", "50-250"];
 
 export interface KneeBenchOptions {
   id: string;
@@ -284,6 +288,47 @@ export async function kneeBench(
   lines.push("");
   lines.push("  the adaptive limit after a load change (sampled every 10 ms)");
   lines.push(table(["server", "calls in flight", "limit settled at", "ms to within ±25 %"], converge));
+
+  // 4. The noisy server: latency that varies per call, not with load.
+  const noisy: string[][] = [];
+  for (const variant of VARIANTS) {
+    const caller = await variant.open(NOISY_ARGS);
+    try {
+      const waited: number[] = [];
+      const ms = quick ? 3_000 : 6_000;
+      const until = performance.now() + ms;
+      let id = 0;
+      await Promise.all(
+        Array.from({ length: n }, async () => {
+          while (performance.now() < until) {
+            const started = performance.now();
+            await caller.call("work", { id: `c${id++}` });
+            waited.push(performance.now() - started);
+          }
+        }),
+      );
+      const perSecond = waited.length / (ms / 1000);
+      rows.push({
+        id: `${variant.id}-noisy`,
+        label: `${variant.label}, noisy`,
+        median: median(waited),
+        p99: percentile(waited, 0.99),
+        callsPerSecond: perSecond,
+        samples: waited.length,
+      });
+      noisy.push([
+        variant.label,
+        perSecond.toFixed(0),
+        percentile(waited, 0.99).toFixed(0),
+        String(caller.limit() ?? "-"),
+      ]);
+    } finally {
+      await caller.close();
+    }
+  }
+  lines.push("");
+  lines.push(`  noisy server (every call 50–250 ms at random, whatever the load), ${n} kept in flight`);
+  lines.push(table(["client", "calls/s", "caller p99 ms", "limit"], noisy));
 
   return {
     id: options.id,
