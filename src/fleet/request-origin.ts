@@ -35,6 +35,9 @@ export function outsideRequestOrigins<T>(work: () => T): T {
   return origins.exit(work);
 }
 
+/** Requests in flight remembered per session; past this, the oldest are forgotten (they were lost). */
+const MAX_PENDING = 10_000;
+
 /** Requests that stay open for as long as the connection does: no reply to them is ever due. */
 const LASTING = new Set(["subscriptions/listen"]);
 
@@ -59,9 +62,16 @@ export class RequestsInFlight {
       get(target, property, receiver) {
         if (property === "send")
           return (message: Parameters<Transport["send"]>[0], options?: Parameters<Transport["send"]>[1]) => {
-            const { id, method } = message as { id?: unknown; method?: unknown };
-            if (isId(id) && typeof method === "string" && !LASTING.has(method))
+            const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
+            if (isId(id) && typeof method === "string" && !LASTING.has(method)) {
+              if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
               pending.set(id, currentRequestOrigin());
+            }
+            // A request given up on (timed out, aborted) is answered never: it is no longer in flight.
+            if (method === "notifications/cancelled") {
+              const { requestId } = (params ?? {}) as { requestId?: unknown };
+              if (isId(requestId)) pending.delete(requestId);
+            }
             return target.send(message, options);
           };
         return forwardGet(target, property, receiver);

@@ -101,6 +101,17 @@ describe("the origin of what a server sends", () => {
     ]);
   });
 
+  it("is the one origin in flight once another origin's call was given up on (timed out, cancelled)", async () => {
+    // alice's hold times out: the server is told to cancel it and will never answer it, so it is no
+    // longer in flight — bob's call, alone now, owns what the server sends during it.
+    await expect(
+      withRequestOrigin(alice, () => yard.callTool("payments_hold", {}, { timeoutMs: 300 })),
+    ).rejects.toMatchObject({ code: "TIMEOUT" });
+    logs.length = 0;
+    expect(text(await withRequestOrigin(bob, () => yard.callTool("payments_payroll", {})))).toBe("3 rows");
+    expect(logs.map((log) => log.origin)).toEqual([bob, bob, bob]);
+  });
+
   it("is none for log messages while two origins' calls are in flight on a stdio server", async () => {
     logs.length = 0;
     const payroll = withRequestOrigin(alice, () => yard.callTool("payments_payroll", { wait: true }));
