@@ -32,6 +32,8 @@ export interface FleetEvents {
   recovered(server: string): void;
   /** Hand an event to the observers (what a scan found). */
   emit(event: SwitchyardEvent): void;
+  /** A server's tools were listed again (`tools/list_changed`, a restart): what was cached of them is stale. */
+  toolsListed?(server: string): void;
 }
 
 /**
@@ -62,7 +64,10 @@ export function buildFleet(
     ...(options.onServerSettled ? { onSettled: options.onServerSettled } : {}),
     ...(options.serverFailureLogLevel ? { failureLogLevel: options.serverFailureLogLevel } : {}),
     ...(options.cacheCatalogs ? { cacheCatalogs: true } : {}),
-    onToolsChanged: (server, tools) => catalog.setServerTools(server, tools),
+    onToolsChanged: (server, tools) => {
+      on.toolsListed?.(server);
+      catalog.setServerTools(server, tools);
+    },
     onResourcesChanged: (server, resources, templates) =>
       lists.setServerResources(server, resources, templates),
     onPromptsChanged: (server, prompts) => {

@@ -185,6 +185,9 @@ export class Switchyard implements AsyncDisposable {
       recovered: (server) => {
         if (created) created.#servers.get(server)?.recovered();
       },
+      toolsListed: (server) => {
+        if (created) created.#servers.get(server)?.cache?.clear();
+      },
     });
     created = new Switchyard(config, parts, options);
     await parts.connect(options.signal);
@@ -352,7 +355,9 @@ export class Switchyard implements AsyncDisposable {
    * @throws SwitchyardError `INVALID_INPUT` for a server or tool that is not there.
    */
   trust(server: string, tool?: string): ToolPin[] {
-    return trustTools({ fleet: this.#fleet, gate: this.#trust, catalog: this.#catalog }, server, tool);
+    const pins = trustTools({ fleet: this.#fleet, gate: this.#trust, catalog: this.#catalog }, server, tool);
+    this.#servers.get(server)?.cache?.clear(); // its pins changed: what was cached under the old ones goes
+    return pins;
   }
 
   /** Catalog names closest to `name` (a misspelt or outdated one), for "did you mean" help; at most 3. */

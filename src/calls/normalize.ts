@@ -14,6 +14,8 @@ export interface ToolResult {
    * the result is never blocked for it, but whoever shows it to a model should say it is data.
    */
   findings?: Finding[];
+  /** Served from the server's result cache (its config's `cache`): this call sent nothing to the server. */
+  cached?: true;
 }
 
 /** Normalize an MCP `CallToolResult` (text, structured content, images, audio, resources, links). */

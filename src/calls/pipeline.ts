@@ -125,7 +125,8 @@ export class RequestPipeline {
         : await work();
       const text = resultText(result);
       const toolError = kind === "tool" && (result as RequestResults["tool"]).isError;
-      const end = { ...(text !== undefined ? { text } : {}), toolError };
+      const cached = kind === "tool" && (result as RequestResults["tool"]).cached === true;
+      const end = { ...(text !== undefined ? { text } : {}), toolError, ...(cached ? { cached } : {}) };
       // The call row is written before the result goes out: one that cannot be fails the request
       // (audit.onWriteError: "fail"), so no caller gets a result whose row is lost.
       const unaudited = await record.audited(end);
@@ -232,10 +233,20 @@ export class RequestPipeline {
           args,
           ...(onProgress ? { onProgress } : {}),
         };
+        // The server's result cache, when it has one and the tool only reads: after the policy and the
+        // approval (a refused call stays refused), before the guard (a hit sends nothing).
+        const cache = server.cache;
+        const key = cache?.keyOf(resolved.tool, resolved.entry, args, context.identity);
+        if (key !== undefined) {
+          const hit = cache!.get(key);
+          if (hit) return { ...hit, cached: true };
+        }
         // A tool quarantined since it was resolved (its lazy server, started for this call, listed it
         // changed) is not sent.
         const beforeSend = () => quarantineOf(this.#parts.catalog.get(resolved.name));
-        return toolResult(resolved, await server.send({ ...guarded, request, beforeSend }));
+        const result = toolResult(resolved, await server.send({ ...guarded, request, beforeSend }));
+        if (key !== undefined) cache!.set(key, result);
+        return result;
       }
       case "resource":
         try {

@@ -37,6 +37,8 @@ export interface RecorderParts {
 export interface RequestEnd {
   text?: string;
   toolError?: boolean;
+  /** The result came from the server's result cache: nothing was sent. */
+  cached?: boolean;
   error?: SwitchyardError | RecordedError;
 }
 
@@ -138,7 +140,7 @@ export class RequestRecord {
       kind: "call",
       outcome: error ? (error.code === "TOOL_ERROR" ? "tool_error" : error.code) : "ok",
       ms: Math.round(elapsedMs(this.#started) * 1000) / 1000,
-      ...(error ? { summary: error.message.slice(0, 200) } : {}),
+      ...(error ? { summary: error.message.slice(0, 200) } : end.cached ? { summary: "cached" } : {}),
     });
   }
 
@@ -159,6 +161,7 @@ export class RequestRecord {
       ...(this.#where ?? {}),
       ...(error ? { error } : {}),
       ...(end.text !== undefined ? { result: end.text } : {}),
+      ...(end.cached ? { cached: true as const } : {}),
     };
     this.#endSpan(end, error);
     const { logger } = this.#parts;

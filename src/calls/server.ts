@@ -1,5 +1,6 @@
 import type { ServerConnection, ServerState } from "../fleet/connection.js";
 import type { RequestMethod, ServerAnswers } from "../fleet/requests.js";
+import { ResultCache } from "./result-cache.js";
 import { type GuardedRequest, type GuardState, ServerGuard } from "./server-guard.js";
 
 /** One server as `servers()` reports it: its connection's state and its guard's counters. */
@@ -13,10 +14,14 @@ export type ServerInfo = ServerState & GuardState;
 export class ManagedServer {
   readonly #connection: ServerConnection;
   readonly #guard: ServerGuard;
+  /** The results of its read-only tools, when its config has a `cache`; none: no cost at all. */
+  readonly cache: ResultCache | undefined;
 
   constructor(connection: ServerConnection) {
     this.#connection = connection;
     this.#guard = new ServerGuard(connection);
+    const cache = connection.config.cache;
+    this.cache = cache ? new ResultCache(cache) : undefined;
   }
 
   get name(): string {

@@ -33,6 +33,7 @@ export {
   DEFAULT_SYSTEM_PROMPT,
 } from "./sections/agent.js";
 export { DEFAULT_AUDIT_KEY_MIN_CHARS, DEFAULT_AUDIT_ON_WRITE_ERROR } from "./sections/audit.js";
+export { DEFAULT_CACHE_MAX_ENTRIES } from "./sections/cache.js";
 export { DEFAULT_CONFIG_FILES } from "./sections/config-file.js";
 export {
   DEFAULT_GATEWAY_CLOCK_SKEW_MS,

@@ -3,6 +3,7 @@
 
 import path from "node:path";
 import { check, invalid, unknownKey } from "./check.js";
+import { resolveServerCache } from "./sections/cache.js";
 import type { OAuthConfig } from "./sections/oauth.js";
 import {
   type ConcurrencyConfig,
@@ -85,6 +86,7 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
   if (command !== undefined) server.command = command;
   if (entry.url !== undefined) server.url = entry.url;
   if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at, warnings);
+  if (entry.cache !== undefined) server.cache = resolveServerCache(entry.cache);
   return server;
 }
 

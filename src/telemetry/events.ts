@@ -40,6 +40,8 @@ export interface CallRecord {
   error?: RecordedError;
   /** The result's text as the tool answered it (before any shaping), when the call got an answer. */
   result?: string;
+  /** The result was served from the server's result cache (`cache`): nothing was sent to the server. */
+  cached?: true;
 }
 
 /** One model turn of an agent run. */

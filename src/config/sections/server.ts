@@ -11,6 +11,7 @@ import {
   VERSION_NEGOTIATION_MODES,
   type VersionNegotiationMode,
 } from "../vocabulary.js";
+import { type ServerCacheConfig, serverCacheSchema } from "./cache.js";
 import { nonNegativeInt, positiveInt, stringArray, stringMap } from "./fields.js";
 import { type OAuthConfig, serverOAuthSchema } from "./oauth.js";
 
@@ -240,6 +241,8 @@ export const serverEntrySchema = z.object({
       error: 'expected false or { "maxTokens": n }',
     })
     .optional(),
+  /** Keep the results of its read-only tools for a while (calls/result-cache.ts); absent: no cache. */
+  cache: serverCacheSchema.optional(),
 });
 
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
@@ -301,4 +304,6 @@ export interface ServerConfig {
   lazy: boolean;
   /** The most tokens of its `instructions` the model is given; 0: none (`instructions: false`). */
   instructionsMaxTokens: number;
+  /** The result cache of its read-only tools (`cache`); absent: none, and no cost. */
+  cache?: ServerCacheConfig;
 }

@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ResultCache } from "../../src/calls/result-cache.js";
+import type { CatalogEntry } from "../../src/catalog/catalog.js";
+import { Switchyard, type SwitchyardEvent } from "../../src/index.js";
+import { failureOf, memoryLogger, NODE, ROOT, waitFor } from "../helpers.js";
+
+const COUNTING_SERVER = `${ROOT}test/fixtures/counting-server.mjs`;
+const alice = { user: "alice", roles: [] };
+const bob = { user: "bob", roles: [] };
+
+const opened: Switchyard[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((yard) => yard.close()));
+});
+
+async function yardOf(
+  cache: Record<string, unknown> | undefined,
+  events: SwitchyardEvent[] = [],
+  options: Parameters<typeof Switchyard.connect>[1] = {},
+) {
+  const yard = await Switchyard.connect(
+    { mcpServers: { c: { command: NODE, args: [COUNTING_SERVER], ...(cache ? { cache } : {}) } } },
+    { observer: { onEvent: (event) => events.push(event) }, ...options },
+  );
+  opened.push(yard);
+  return yard;
+}
+
+/** The calls the server saw, by tool. */
+async function seen(yard: Switchyard): Promise<Record<string, number>> {
+  return JSON.parse((await yard.callTool("c_seen", {})).text) as Record<string, number>;
+}
+
+describe("the result cache", () => {
+  it("serves a read-only tool's second identical call (keys in another order) without sending it, and records it", async () => {
+    const events: SwitchyardEvent[] = [];
+    const yard = await yardOf({ ttlMs: 60_000 }, events);
+    const first = await yard.callTool("c_lookup", { a: 1, b: { x: 1, y: 2 } }, { identity: alice });
+    const second = await yard.callTool("c_lookup", { b: { y: 2, x: 1 }, a: 1 }, { identity: alice });
+    expect(first.cached).toBeUndefined();
+    expect(second).toMatchObject({ cached: true, isError: false, text: first.text });
+    expect(await seen(yard)).toEqual({ lookup: 1 });
+    const finished = events.filter((event) => event.type === "call_finished" && event.name === "c_lookup");
+    expect(finished.map((event) => (event as { cached?: true }).cached)).toEqual([undefined, true]);
+    // Other arguments are another call.
+    await yard.callTool("c_lookup", { a: 2 }, { identity: alice });
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+  });
+
+  it("keeps each identity's results apart", async () => {
+    const yard = await yardOf({ ttlMs: 60_000 });
+    await yard.callTool("c_lookup", { q: 1 }, { identity: alice });
+    const bobs = await yard.callTool("c_lookup", { q: 1 }, { identity: bob });
+    expect(bobs.cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+    expect((await yard.callTool("c_lookup", { q: 1 }, { identity: bob })).cached).toBe(true);
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+  });
+
+  it("asks the policy first: a call it refuses is refused though its result is cached", async () => {
+    const yard = await Switchyard.connect({
+      mcpServers: { c: { command: NODE, args: [COUNTING_SERVER], cache: { ttlMs: 60_000 } } },
+      policy: { default: "allow", rules: [{ effect: "deny", roles: ["guest"], tools: ["c_lookup"] }] },
+    });
+    opened.push(yard);
+    await yard.callTool("c_lookup", { q: 1 }, { identity: alice });
+    // The same user id, as a guest: the key would match, the policy refuses before the cache is asked.
+    const refused = await failureOf(
+      yard.callTool("c_lookup", { q: 1 }, { identity: { user: "alice", roles: ["guest"] } }),
+    );
+    expect(refused.code).toBe("POLICY_DENIED");
+    expect((await yard.callTool("c_lookup", { q: 1 }, { identity: alice })).cached).toBe(true);
+  });
+
+  it("sends the call again once ttlMs has passed", async () => {
+    const yard = await yardOf({ ttlMs: 100 });
+    await yard.callTool("c_lookup", { q: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 150)); // at least the ttl
+    const again = await yard.callTool("c_lookup", { q: 1 });
+    expect(again.cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+  });
+
+  it("serves a result until ttlMs after it was kept, not at ttlMs (an injected clock)", () => {
+    let now = 1_000;
+    const cache = new ResultCache({ ttlMs: 500, maxEntries: 10, tools: [] }, () => now);
+    const entry = { annotations: { readOnlyHint: true } } as unknown as CatalogEntry;
+    const key = cache.keyOf("lookup", entry, { b: 1, a: 2 }, alice)!;
+    expect(cache.keyOf("lookup", entry, { a: 2, b: 1 }, alice)).toBe(key);
+    expect(cache.keyOf("lookup", entry, { a: 2, b: 1 }, bob)).not.toBe(key);
+    expect(cache.keyOf("lookup", undefined, { a: 2, b: 1 }, alice)).toBeUndefined();
+    cache.set(key, { isError: false, content: [], text: "kept" });
+    now += 499;
+    expect(cache.get(key)?.text).toBe("kept");
+    now += 1;
+    expect(cache.get(key)).toBeUndefined();
+  });
+
+  it("caches a tool without readOnlyHint only when cache.tools names it", async () => {
+    const plain = await yardOf({ ttlMs: 60_000 });
+    await plain.callTool("c_scan", { q: 1 });
+    expect((await plain.callTool("c_scan", { q: 1 })).cached).toBeUndefined();
+    expect(await seen(plain)).toEqual({ scan: 2 });
+
+    const named = await yardOf({ ttlMs: 60_000, tools: ["sc*"] });
+    await named.callTool("c_scan", { q: 1 });
+    expect((await named.callTool("c_scan", { q: 1 })).cached).toBe(true);
+    expect(await seen(named)).toEqual({ scan: 1 });
+  });
+
+  it("keeps no error result", async () => {
+    const yard = await yardOf({ ttlMs: 60_000 });
+    await yard.callTool("c_broken", { q: 1 });
+    const again = await yard.callTool("c_broken", { q: 1 });
+    expect(again).toMatchObject({ isError: true });
+    expect(again.cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ broken: 2 });
+  });
+
+  it("is emptied when the server says its tools changed", async () => {
+    const { logger, lines } = memoryLogger();
+    const yard = await yardOf({ ttlMs: 60_000 }, [], { logger });
+    await yard.callTool("c_lookup", { q: 1 });
+    expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBe(true);
+    await yard.callTool("c_announce", {});
+    await waitFor(() => lines().some((line) => line.msg === "tool list changed"), 5_000, "the listing again");
+    const after = await yard.callTool("c_lookup", { q: 1 });
+    expect(after.cached).toBeUndefined();
+    expect(await seen(yard)).toMatchObject({ lookup: 2 });
+  });
+
+  it("is emptied when the server's pins change (switchyard trust)", async () => {
+    const yard = await yardOf({ ttlMs: 60_000 });
+    await yard.callTool("c_lookup", { q: 1 });
+    expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBe(true);
+    yard.trust("c");
+    expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+  });
+
+  it("drops the least recently used result past maxEntries", async () => {
+    const yard = await yardOf({ ttlMs: 60_000, maxEntries: 2 });
+    await yard.callTool("c_lookup", { q: 1 });
+    await yard.callTool("c_lookup", { q: 2 });
+    expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBe(true); // q1 now most recent
+    await yard.callTool("c_lookup", { q: 3 }); // pushes out q2
+    expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBe(true);
+    expect((await yard.callTool("c_lookup", { q: 2 })).cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ lookup: 4 });
+  });
+
+  it("costs nothing and changes nothing without a cache section", async () => {
+    const yard = await yardOf(undefined);
+    await yard.callTool("c_lookup", { q: 1 });
+    expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+  });
+});
