@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ResultCache } from "../../src/calls/result-cache.js";
 import type { CatalogEntry } from "../../src/catalog/catalog.js";
-import { Switchyard, type SwitchyardEvent } from "../../src/index.js";
-import { failureOf, memoryLogger, NODE, ROOT, waitFor } from "../helpers.js";
+import { resolveConfig } from "../../src/config/index.js";
+import { Switchyard, type SwitchyardEvent, type WireRecord } from "../../src/index.js";
+import { failureOf, memoryLogger, NODE, ROOT, SDK_SERVER, startHttpServer, waitFor } from "../helpers.js";
 
 const COUNTING_SERVER = `${ROOT}test/fixtures/counting-server.mjs`;
 const alice = { user: "alice", roles: [] };
@@ -154,5 +155,43 @@ describe("the result cache", () => {
     await yard.callTool("c_lookup", { q: 1 });
     expect((await yard.callTool("c_lookup", { q: 1 })).cached).toBeUndefined();
     expect(await seen(yard)).toEqual({ lookup: 2 });
+  });
+
+  it("works the same over Streamable HTTP (a tool named in cache.tools)", async () => {
+    const http = await startHttpServer(NODE, [SDK_SERVER, "--http", "0"]);
+    try {
+      const wire: WireRecord[] = [];
+      const yard = await Switchyard.connect(
+        {
+          mcpServers: { s: { url: http.url, transport: "http", cache: { ttlMs: 60_000, tools: ["echo"] } } },
+        },
+        { wireTrace: (record) => wire.push(record) },
+      );
+      opened.push(yard);
+      const sent = () =>
+        wire.filter(
+          (r) => r.direction === "to-server" && (r.message as { method?: string }).method === "tools/call",
+        ).length;
+      const first = await yard.callTool("s_echo", { text: "hi" });
+      const second = await yard.callTool("s_echo", { text: "hi" });
+      expect(second).toMatchObject({ cached: true, text: first.text });
+      expect(sent()).toBe(1);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("is a server key the config checks: ttlMs is required", () => {
+    const config = resolveConfig(
+      { mcpServers: { c: { command: "x", cache: { ttlMs: 1000, tools: ["a*"] } } } },
+      { baseDir: "/cfg", env: {} },
+    );
+    expect(config.servers[0]!.cache).toEqual({ ttlMs: 1000, maxEntries: 1000, tools: ["a*"] });
+    expect(() =>
+      resolveConfig(
+        { mcpServers: { c: { command: "x", cache: { maxEntries: 5 } } } },
+        { baseDir: "/cfg", env: {} },
+      ),
+    ).toThrow(/cache/);
   });
 });
