@@ -14,7 +14,8 @@ import { canonicalJson, type Identity } from "../telemetry/audit.js";
 import type { ToolResult } from "./normalize.js";
 
 interface Kept {
-  result: ToolResult;
+  /** The result as JSON (it came as JSON-RPC): each hit parses its own copy, cheaper than `structuredClone`. */
+  json: string;
   /** When it stops being served (the clock's milliseconds). */
   until: number;
 }
@@ -57,14 +58,14 @@ export class ResultCache {
     this.#kept.delete(key);
     if (this.#now() >= kept.until) return undefined;
     this.#kept.set(key, kept); // most recently used
-    return structuredClone(kept.result);
+    return JSON.parse(kept.json) as ToolResult;
   }
 
   /** Keep a successful result (a tool's error is never kept), dropping the least recently used past the cap. */
   set(key: string, result: ToolResult): void {
     if (result.isError) return;
     this.#kept.delete(key);
-    this.#kept.set(key, { result: structuredClone(result), until: this.#now() + this.#config.ttlMs });
+    this.#kept.set(key, { json: JSON.stringify(result), until: this.#now() + this.#config.ttlMs });
     while (this.#kept.size > this.#config.maxEntries) {
       const oldest = this.#kept.keys().next().value as string;
       this.#kept.delete(oldest);

@@ -41,8 +41,13 @@ describe("the result cache", () => {
     expect(first.cached).toBeUndefined();
     expect(second).toMatchObject({ cached: true, isError: false, text: first.text });
     expect(await seen(yard)).toEqual({ lookup: 1 });
+    // What a caller does to its copy stays its own.
+    second.text = "changed";
+    (second.content[0] as { text: string }).text = "changed";
+    const third = await yard.callTool("c_lookup", { a: 1, b: { x: 1, y: 2 } }, { identity: alice });
+    expect(third).toMatchObject({ cached: true, text: first.text, content: first.content });
     const finished = events.filter((event) => event.type === "call_finished" && event.name === "c_lookup");
-    expect(finished.map((event) => (event as { cached?: true }).cached)).toEqual([undefined, true]);
+    expect(finished.map((event) => (event as { cached?: true }).cached)).toEqual([undefined, true, true]);
     // Other arguments are another call.
     await yard.callTool("c_lookup", { a: 2 }, { identity: alice });
     expect(await seen(yard)).toEqual({ lookup: 2 });
