@@ -4,6 +4,7 @@ import { SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import type { ServerConfig } from "../config/schema.js";
 import { readableFailure } from "../errors.js";
 import { isConnectionLoss } from "./call-errors.js";
+import { isPythonCommand, PYTHON_TIMEOUT_HINT } from "./python-server.js";
 import type { ServerProcess } from "./server-process.js";
 
 /** "what (exit code 3); stderr: last | lines", from what the process (if any) left behind. */
@@ -26,10 +27,12 @@ export function describeOpenFailure(
     (error instanceof Error && error.name === "TimeoutError") ||
     (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout);
   if (timedOut) {
-    return describeExit(
+    const said = describeExit(
       process,
       `no answer to initialize within ${config.connectTimeoutMs} ms (connectTimeoutMs)`,
     );
+    const python = config.transport === "stdio" && isPythonCommand(config.command ?? "");
+    return python ? `${said}; ${PYTHON_TIMEOUT_HINT}` : said;
   }
   if (process?.exitInfo && isLost(error))
     return describeExit(process, "the server exited during the handshake");

@@ -3,6 +3,7 @@ import { Socket } from "node:net";
 import { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
 import { Descendants, newServerTag, SERVER_TAG_VAR } from "./descendants.js";
 import { trackProcessGroup, untrackProcessGroup } from "./process-groups.js";
+import { pythonDefaults } from "./python-server.js";
 
 export { DEFAULT_SHUTDOWN_GRACE_MS } from "../config/defaults.js";
 /** Lines of output kept for error reports. */
@@ -12,8 +13,9 @@ const MAX_TAIL_LINE_CHARS = 1_000;
 /** After the process exits, how long to wait for its pipes to drain before declaring it closed. */
 const PIPE_DRAIN_MS = 200;
 /**
- * Variables a server inherits from Switchyard's environment; the config's `env` adds to them, and
- * `SWITCHYARD_SERVER_TAG` (descendants.ts) comes last.
+ * Variables a server inherits from Switchyard's environment; a Python server's defaults
+ * (`PYTHONUNBUFFERED=1`, python-server.ts) come next, the config's `env` adds to them or overrides them,
+ * and `SWITCHYARD_SERVER_TAG` (descendants.ts) comes last.
  */
 const INHERITED_ENV = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"];
 
@@ -108,7 +110,7 @@ export class ServerProcess {
     const tag = newServerTag();
     const child = spawn(command, args, {
       cwd,
-      env: { ...inheritedEnv(), ...env, [SERVER_TAG_VAR]: tag },
+      env: { ...inheritedEnv(), ...pythonDefaults(command), ...env, [SERVER_TAG_VAR]: tag },
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
       windowsHide: true,
