@@ -23,6 +23,7 @@ export { EmbeddingsClient, type EmbeddingsClientOptions, EmbeddingsError } from 
 export { DEFAULT_EVAL_DEPTH, type EvaluateOptions, type Evaluation, evaluateRouter } from "./evaluate.js";
 export { routerOptionsFromConfig } from "./from-config.js";
 export { DEFAULT_RRF_K, reciprocalRankFusion } from "./fusion.js";
+export type { RoutingHint } from "./hints.js";
 export { splitIdentifier } from "./identifiers.js";
 export {
   type LabelledQuery,

@@ -5,6 +5,7 @@ import {
   DEFAULT_TOP_K,
 } from "../config/defaults.js";
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
+import { type RoutingHint, RoutingHints } from "./hints.js";
 import { type RoutingQuery, toRoutingQuery } from "./query.js";
 import { LexicalStrategy } from "./strategies/lexical.js";
 import type { RankedTool, RoutingStrategy } from "./strategy.js";
@@ -33,6 +34,8 @@ export interface RouterOptions {
    * turns the fallback off. Default {@link DEFAULT_MIN_RANKED_TOOLS}.
    */
   minRanked?: number;
+  /** Requests matching a hint's `when` get its tools first (`routing.hints`; see hints.ts). */
+  hints?: readonly RoutingHint[];
 }
 
 /** A tool in a ranking, with where it lives. */
@@ -40,6 +43,8 @@ export interface RoutedTool extends RankedTool {
   server: string;
   /** The tool's own name on its server. */
   name: string;
+  /** The `when` of the routing hint that put it first, if one did. */
+  hint?: string;
 }
 
 /**
@@ -56,6 +61,8 @@ export interface OfferedTool {
   reason: OfferReason;
   /** The ranking score, for ranked tools (and for "all" tools that matched the conversation). */
   score?: number;
+  /** The `when` of the routing hint that put it first, if one did. */
+  hint?: string;
 }
 
 /** Options of {@link Router.rank}. */
@@ -92,6 +99,7 @@ export class Router {
   readonly #maxUsedKept: number;
   readonly #weights: ConversationWeights;
   readonly #minRanked: number;
+  readonly #hints: RoutingHints | undefined;
   readonly #tools = new Map<string, ToolDescriptor>();
   readonly #byServer = new Map<string, ToolDescriptor[]>();
   /** Each server's tools, those needing the fewest arguments first (made when the fallback needs them). */
@@ -105,6 +113,7 @@ export class Router {
     this.#maxUsedKept = options.maxUsedKept ?? DEFAULT_MAX_USED_KEPT;
     this.#weights = options.conversationWeights ?? {};
     this.#minRanked = options.minRanked ?? DEFAULT_MIN_RANKED_TOOLS;
+    this.#hints = options.hints?.length ? new RoutingHints(options.hints) : undefined;
     const byServer = new Map<string, ToolDescriptor[]>();
     for (const tool of tools) {
       const list = byServer.get(tool.server) ?? [];
@@ -162,11 +171,13 @@ export class Router {
 
   /** The best `topK` tools for a request (or a request with weighted context), best first. */
   async rank(query: string | RoutingQuery, options: RankToolsOptions = {}): Promise<RoutedTool[]> {
-    const ranked = await this.#strategy.rank(toRoutingQuery(query), {
-      limit: options.topK ?? this.#topK,
+    const routing = toRoutingQuery(query);
+    const limit = options.topK ?? this.#topK;
+    const ranked = await this.#strategy.rank(routing, {
+      limit,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return this.#routed(ranked);
+    return this.#hinted(routing.text, this.#routed(ranked), limit);
   }
 
   /**
@@ -177,7 +188,9 @@ export class Router {
     const strategy = this.#strategy;
     if (!strategy.rankNow)
       throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
-    return this.#routed(strategy.rankNow(toRoutingQuery(query), options.topK ?? this.#topK));
+    const routing = toRoutingQuery(query);
+    const limit = options.topK ?? this.#topK;
+    return this.#hinted(routing.text, this.#routed(strategy.rankNow(routing, limit)), limit);
   }
 
   /**
@@ -217,7 +230,7 @@ export class Router {
       toolText: (id) => this.#tools.get(id)?.name,
     });
     const offered = new Map<string, OfferedTool>();
-    const offer = (id: string, reason: OfferReason, score?: number) => {
+    const offer = (id: string, reason: OfferReason, score?: number, hint?: string) => {
       const tool = this.#tools.get(id);
       if (!tool || offered.has(id)) return;
       offered.set(id, {
@@ -226,6 +239,7 @@ export class Router {
         name: tool.name,
         reason,
         ...(score === undefined ? {} : { score }),
+        ...(hint === undefined ? {} : { hint }),
       });
     };
     const all = this.#tools.size <= this.#offerAllUpTo;
@@ -238,17 +252,18 @@ export class Router {
     const wanted = Math.min(topK, this.#minRanked);
     const finish = (ranked: readonly RoutedTool[]): OfferedTool[] => {
       if (all) {
-        for (const hit of ranked) offer(hit.id, "all", hit.score);
+        for (const hit of ranked) offer(hit.id, "all", hit.score, hit.hint);
         for (const tool of this.tools()) offer(tool.id, "all");
         return [...offered.values()];
       }
       const latest = this.#latestMatches(query, ranked, wanted);
+      for (const hit of ranked) if (hit.hint) latest.add(hit.id);
       if (latest.size >= wanted) {
         let added = 0;
         for (const hit of ranked) {
           if (added === topK) break;
           if (offered.has(hit.id)) continue;
-          offer(hit.id, "ranked", hit.score);
+          offer(hit.id, "ranked", hit.score, hit.hint);
           added += 1;
         }
         return [...offered.values()];
@@ -256,8 +271,8 @@ export class Router {
       // Too thin: what the latest message matched, then the fallback.
       let added = 0;
       for (const hit of ranked) {
-        if (!latest.has(hit.id) || offered.has(hit.id)) continue;
-        offer(hit.id, "ranked", hit.score);
+        if (!(latest.has(hit.id) || hit.hint) || offered.has(hit.id)) continue;
+        offer(hit.id, "ranked", hit.score, hit.hint);
         added += 1;
       }
       const evidence = [...ranked.map((hit) => hit.server), ...used.map((id) => this.#tools.get(id)?.server)];
@@ -353,6 +368,11 @@ export class Router {
       this.#fewestArgumentsFirst.set(server, ordered);
     }
     return ordered;
+  }
+
+  /** The ranking with the tools of the hints the request matches first (as it was, without hints). */
+  #hinted(text: string, routed: RoutedTool[], limit: number): RoutedTool[] {
+    return this.#hints ? this.#hints.apply(text, routed, limit, () => this.#tools.values()) : routed;
   }
 
   #routed(ranked: readonly RankedTool[]): RoutedTool[] {

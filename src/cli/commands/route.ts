@@ -148,6 +148,7 @@ export async function routeCommand(
             "(the matching tools' servers first, then each server in turn; the tools that need the fewest arguments first)",
     );
   }
+  noteHints(ctx, offered);
   if (ctx.out.json) {
     ctx.out.data(
       offered.map((tool) => ({
@@ -155,6 +156,7 @@ export async function routeCommand(
         server: tool.server,
         tool: tool.name,
         score: tool.score ?? null,
+        ...(tool.hint === undefined ? {} : { hint: tool.hint }),
       })),
     );
     return EXIT_OK;
@@ -174,8 +176,20 @@ export async function routeCommand(
   return EXIT_OK;
 }
 
-/** A ranked tool's score; a tool offered for another reason (pinned, used, fallback) says which. */
+/** One line per routing hint the request matched: `hint: <when> → the tools it put first`. */
+function noteHints(ctx: CommandContext, offered: readonly OfferedTool[]): void {
+  const byHint = new Map<string, string[]>();
+  for (const tool of offered)
+    if (tool.hint !== undefined) byHint.set(tool.hint, [...(byHint.get(tool.hint) ?? []), tool.id]);
+  for (const [when, tools] of byHint) ctx.out.note(`hint: ${when} → ${tools.join(", ")}`);
+}
+
+/**
+ * A ranked tool's score; a tool offered for another reason (pinned, used, fallback) says which; one a
+ * routing hint put first says `hint` (with its score when the strategy ranked it too).
+ */
 function scoreText(tool: OfferedTool): string {
+  if (tool.hint !== undefined) return tool.score ? `hint ${tool.score.toFixed(2)}` : "hint";
   if (tool.score !== undefined) return tool.score.toFixed(2);
   return tool.reason === "all" ? "-" : tool.reason;
 }

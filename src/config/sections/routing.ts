@@ -58,6 +58,41 @@ export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
 /** Vectors an embeddings client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
 export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
 
+/**
+ * A routing hint's `when` written as `/pattern/flags` (flags among `dimsuv`): a regular expression, or
+ * undefined for words (src/routing/hints.ts).
+ */
+export function hintRegExp(when: string): { source: string; flags: string } | undefined {
+  const match = /^\/(.+)\/([dimsuv]*)$/s.exec(when);
+  return match ? { source: match[1]!, flags: match[2]! } : undefined;
+}
+
+/** Why a hint's `/pattern/flags` does not compile, or undefined when it does (or is words). */
+export function hintRegExpProblem(when: string): string | undefined {
+  const regex = hintRegExp(when);
+  if (!regex) return undefined;
+  try {
+    new RegExp(regex.source, regex.flags);
+    return undefined;
+  } catch (error) {
+    return `invalid regular expression ${when}: ${(error as Error).message}`;
+  }
+}
+
+/** One `routing.hints` entry: requests matching `when` get the tools matching `tools` first. */
+const hintSchema = z.strictObject({
+  when: z
+    .string({ error: 'expected words ("return refund 退货") or a /regular expression/' })
+    .min(1, "expected words or a /regular expression/")
+    .superRefine((when, ctx) => {
+      const problem = hintRegExpProblem(when);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  tools: z
+    .array(z.string({ error: "expected tool names or globs" }), { error: "expected an array of tool globs" })
+    .min(1, "expected at least one tool glob"),
+});
+
 /** The `routing` section: how the agent offers tools, and which strategy ranks them. */
 export const routingSchema = z.strictObject({
   mode: z.enum(ROUTING_MODES, { error: `expected ${quotedList(ROUTING_MODES)}` }).optional(),
@@ -66,6 +101,7 @@ export const routingSchema = z.strictObject({
   topK: positiveInt.optional(),
   offerAllUpTo: nonNegativeInt.optional(),
   pinned: stringArray.optional(),
+  hints: z.array(hintSchema, { error: "expected an array of { when, tools }" }).optional(),
   strategy: z.enum(STRATEGY_NAMES, { error: `expected ${quotedList(STRATEGY_NAMES)}` }).optional(),
   embeddings: z
     .strictObject({

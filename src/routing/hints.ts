@@ -1,0 +1,105 @@
+// Routing hints (`routing.hints`): requests that match a hint's `when` get the tools matching its globs
+// first, ahead of what the strategy ranked, in hint order.
+import { globMatcher } from "../catalog/glob.js";
+import { hintRegExp, hintRegExpProblem } from "../config/sections/routing.js";
+import { SwitchyardError } from "../errors.js";
+import type { RoutedTool } from "./router.js";
+import type { ToolDescriptor } from "./tool-descriptor.js";
+
+/** A routing hint as configured. */
+export interface RoutingHint {
+  /**
+   * Words (split on spaces, commas and `|`; any of them matches, case-insensitively: a word in a script
+   * written with spaces matches where a word of the request starts with it, one in Chinese, Japanese or
+   * Korean matches anywhere), or a regular expression written `/pattern/flags`.
+   */
+  when: string;
+  /** Tool ids or globs (`shop_returns_*`), put first in this order. */
+  tools: readonly string[];
+}
+
+/** A hint ready to match. */
+interface CompiledHint {
+  when: string;
+  test: (text: string) => boolean;
+  globs: Array<(id: string) => boolean>;
+}
+
+/** Letters and digits of scripts written without spaces between words (CJK). */
+const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/**
+ * The hints of a router, compiled once.
+ * @throws SwitchyardError `CONFIG_INVALID` naming the hint (`routing.hints[i].when`) whose regular
+ *   expression does not compile, or that has no words or no tools.
+ */
+export class RoutingHints {
+  readonly #hints: CompiledHint[];
+
+  constructor(hints: readonly RoutingHint[]) {
+    this.#hints = hints.map((hint, i) => compile(hint, `routing.hints[${i}]`));
+  }
+
+  /**
+   * The ranking with the tools of the hints `text` matches first (in hint order, then glob order; within
+   * a glob, as ranked, then in catalog order), each marked with its hint's `when`; cut to `limit`.
+   */
+  apply(text: string, ranked: readonly RoutedTool[], limit: number, tools: () => Iterable<ToolDescriptor>) {
+    const matching = this.#hints.filter((hint) => hint.test(text));
+    if (matching.length === 0) return ranked as RoutedTool[];
+    const first = new Map<string, RoutedTool>();
+    let catalog: ToolDescriptor[] | undefined;
+    for (const hint of matching) {
+      for (const glob of hint.globs) {
+        for (const hit of ranked)
+          if (!first.has(hit.id) && glob(hit.id)) first.set(hit.id, { ...hit, hint: hint.when });
+        catalog ??= [...tools()];
+        for (const tool of catalog) {
+          if (first.has(tool.id) || !glob(tool.id)) continue;
+          first.set(tool.id, {
+            id: tool.id,
+            score: 0,
+            server: tool.server,
+            name: tool.name,
+            hint: hint.when,
+          });
+        }
+      }
+    }
+    return [...first.values(), ...ranked.filter((hit) => !first.has(hit.id))].slice(0, limit);
+  }
+}
+
+function compile(hint: RoutingHint, path: string): CompiledHint {
+  const problem = hintRegExpProblem(hint.when);
+  if (problem)
+    throw new SwitchyardError("CONFIG_INVALID", `${path}.when: ${problem}`, { path: `${path}.when` });
+  if (hint.tools.length === 0)
+    throw new SwitchyardError("CONFIG_INVALID", `${path}.tools: give at least one tool name or glob`, {
+      path: `${path}.tools`,
+    });
+  const regex = hintRegExp(hint.when);
+  const pattern = regex ? new RegExp(regex.source, regex.flags) : wordsPattern(hint.when, path);
+  return {
+    when: hint.when,
+    test: (text) => {
+      pattern.lastIndex = 0;
+      return pattern.test(text);
+    },
+    globs: hint.tools.map((glob) => globMatcher([glob])),
+  };
+}
+
+/** Any of the words, case-insensitively: at the start of a word, or anywhere for a CJK word. */
+function wordsPattern(when: string, path: string): RegExp {
+  const words = when.split(/[\s,|]+/u).filter(Boolean);
+  if (words.length === 0)
+    throw new SwitchyardError("CONFIG_INVALID", `${path}.when: give words or a /regular expression/`, {
+      path: `${path}.when`,
+    });
+  const parts = words.map((word) => {
+    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return NO_SPACES.test(word[0]!) ? escaped : `(?<![\\p{L}\\p{N}])${escaped}`;
+  });
+  return new RegExp(parts.join("|"), "iu");
+}

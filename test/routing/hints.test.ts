@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfigFile, Switchyard } from "../../src/index.js";
+import { routerFor } from "../../src/internal.js";
+import { Router, type RoutingHint, type ToolDescriptor } from "../../src/routing/index.js";
+import { failureOf, NODE, ROOT, runCli } from "../helpers.js";
+
+// A shop's catalog: the returns tools never say "return" or "退货" in their descriptions, so only a hint
+// can tell the router that questions about returns go to them.
+const CATALOG = [
+  { name: "returns_open", description: "Open an RMA for a delivered parcel and print its label" },
+  { name: "returns_status", description: "Where an RMA stands: received, inspected, credited" },
+  { name: "shoes_search", description: "Find shoes by size, colour and brand" },
+  { name: "shoes_sizes", description: "Size guide for shoes: how shoes fit, by brand" },
+  { name: "orders_list", description: "List my orders, newest first" },
+  { name: "orders_track", description: "Track the parcel of an order" },
+  { name: "account_address", description: "Change my delivery address" },
+  { name: "account_password", description: "Change my password" },
+].map((tool) => ({ ...tool, inputSchema: { type: "object", properties: { q: { type: "string" } } } }));
+
+const TOOLS: ToolDescriptor[] = CATALOG.map((tool) => ({ id: `shop_${tool.name}`, server: "shop", ...tool }));
+const HINT: RoutingHint = { when: "return|refund|退货", tools: ["shop_returns_*"] };
+const RETURNS = ["shop_returns_open", "shop_returns_status"];
+const ids = (tools: ReadonlyArray<{ id: string }>) => tools.map((tool) => tool.id);
+
+describe("routing hints", () => {
+  const plain = new Router(TOOLS, { topK: 4, offerAllUpTo: 0 });
+  const hinted = new Router(TOOLS, { topK: 4, offerAllUpTo: 0, hints: [HINT] });
+
+  it("put the hinted tools first for English and Chinese requests, marked with the hint", async () => {
+    for (const request of ["how do I return my shoes", "I want a Refund", "我想退货"]) {
+      const ranked = await hinted.rank(request);
+      expect(ids(ranked).slice(0, 2), request).toEqual(RETURNS);
+      expect(ranked[0]!.hint).toBe(HINT.when);
+      expect(ranked.length).toBeLessThanOrEqual(4);
+      const offered = hinted.selectNow({ latestUserMessage: request });
+      expect(ids(offered).slice(0, 2), request).toEqual(RETURNS);
+      expect(offered.slice(0, 2).map((tool) => tool.hint)).toEqual([HINT.when, HINT.when]);
+    }
+    // Without the hint, a request about returning shoes is about shoes, and one in Chinese matches nothing.
+    expect(ids(await plain.rank("how do I return my shoes")).slice(0, 2)).not.toEqual(RETURNS);
+    expect(ids(plain.selectNow({ latestUserMessage: "我想退货" })).slice(0, 2)).not.toEqual(RETURNS);
+  });
+
+  it("leave a request that matches no hint as it was, and keep topK", async () => {
+    for (const request of ["find running shoes in size 42", "track my parcel", "a nonreturn item"]) {
+      expect(await hinted.rank(request)).toEqual(await plain.rank(request));
+      expect(hinted.selectNow({ latestUserMessage: request })).toEqual(
+        plain.selectNow({ latestUserMessage: request }),
+      );
+    }
+    expect(ids(await hinted.rank("how do I return my shoes", { topK: 1 }))).toEqual(["shop_returns_open"]);
+  });
+
+  it("take a /regular expression/ too, and refuse one that does not compile, naming the hint", async () => {
+    const regex = new Router(TOOLS, {
+      topK: 4,
+      offerAllUpTo: 0,
+      hints: [{ when: "/\\bRMA\\b|退(货|款)/i", tools: ["shop_returns_status", "shop_orders_*"] }],
+    });
+    expect(ids(await regex.rank("我要退款"))).toEqual([
+      "shop_returns_status",
+      "shop_orders_list",
+      "shop_orders_track",
+    ]);
+    expect(() => new Router(TOOLS, { hints: [HINT, { when: "/([a-z/", tools: ["x"] }] })).toThrow(
+      /routing\.hints\[1\]\.when: invalid regular expression/,
+    );
+
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-hints-"));
+    try {
+      const file = path.join(dir, "fleet.json");
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {},
+          routing: { hints: [HINT, { when: "/(unclosed/", tools: ["a_*"] }] },
+        }),
+      );
+      const error = await failureOf(Promise.resolve().then(() => loadConfigFile(file)));
+      expect(error.code).toBe("CONFIG_INVALID");
+      expect(error.message).toMatch(/routing\.hints\.1\.when|routing\.hints\[1\]\.when/);
+      expect(error.message).toContain("invalid regular expression /(unclosed/");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("routing hints over a real fleet", () => {
+  let dir: string;
+  let config: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "switchyard-hints-fleet-"));
+    const catalog = path.join(dir, "catalog.json");
+    writeFileSync(catalog, JSON.stringify(CATALOG));
+    config = path.join(dir, "fleet.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          shop: { command: NODE, args: [`${ROOT}test/fixtures/catalog-server.mjs`, "--catalog", catalog] },
+        },
+        routing: { topK: 4, offerAllUpTo: 0, hints: [HINT] },
+      }),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("the agent's router puts the hinted tools first", async () => {
+    await using yard = await Switchyard.fromFile(config);
+    const router = routerFor(yard, loadConfigFile(config).routing);
+    expect(ids(await router.select({ latestUserMessage: "我想退货" })).slice(0, 2)).toEqual(RETURNS);
+  });
+
+  it("switchyard route shows the hint: a line on stderr, 'hint' in the table, hint in --json", async () => {
+    const table = await runCli(["--config", config, "route", "how do I return my shoes"]);
+    expect(table.code).toBe(0);
+    const rows = table.stdout.trim().split("\n");
+    expect(rows[0]).toMatch(/^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION$/);
+    expect(rows[1]).toMatch(/^1\s+shop_returns_open\s+shop\s+hint\b/);
+    expect(rows[2]).toMatch(/^2\s+shop_returns_status\s+shop\s+hint\b/);
+    expect(table.stderr).toContain("hint: return|refund|退货 → shop_returns_open, shop_returns_status");
+
+    const json = await runCli(["--config", config, "--json", "route", "我想退货"]);
+    expect(json.code).toBe(0);
+    const entries = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+    expect(entries.slice(0, 2)).toEqual([
+      expect.objectContaining({ name: "shop_returns_open", hint: HINT.when }),
+      expect.objectContaining({ name: "shop_returns_status", hint: HINT.when }),
+    ]);
+
+    const other = await runCli(["--config", config, "route", "find shoes in size 42"]);
+    expect(other.code).toBe(0);
+    expect(other.stdout).not.toContain("hint");
+    expect(other.stderr).not.toContain("hint:");
+  });
+});
