@@ -16,14 +16,17 @@ import type { Redactor } from "../telemetry/redact.js";
 import type { AgentEvent, CallRecord, RunRecord, StopReason, SwitchyardEvent } from "./events.js";
 import {
   type CallGuard,
+  DEFAULT_MAX_CALLS_PER_TOOL,
   DEFAULT_MAX_IDENTICAL_CALLS,
   DEFAULT_MAX_STEPS,
   DEFAULT_OFFERED_TOOLS_ONLY,
+  DEFAULT_SKIP_SERVER_AFTER,
   identicalCallLimit,
   offeredToolsOnly,
   type StopCondition,
   skipUnavailableServers,
   stepLimit,
+  toolCallLimit,
 } from "./guards.js";
 import { checkLocalTools, type LocalTool, type LocalToolState, readResultTool } from "./local-tools.js";
 import type { Nudge } from "./nudge.js";
@@ -106,6 +109,17 @@ export interface AgentOptions {
   maxSteps?: number;
   /** Times the same tool may be called with the same arguments in one run; default 3. */
   maxIdenticalCalls?: number;
+  /**
+   * Calls of one tool a run may make, whatever their arguments; the next is refused and the model told
+   * to answer with what it has. Default 5; 0: no limit. Local tools (`read_result` …) are not counted.
+   */
+  maxCallsPerTool?: number;
+  /**
+   * `"timeout"` (default): once a call to a server timed out in a run, the server's tools are refused for
+   * the rest of that run, the refusal naming the server and why (a new run calls it again); `"never"`:
+   * it is called again. A server found down (unavailable, circuit open, unauthorized) is skipped either way.
+   */
+  skipServerAfter?: "timeout" | "never";
   /** Run a step's tool calls concurrently (default) or one after another. */
   parallelToolCalls?: boolean;
   /** More stop conditions, checked before each model turn after the step limit. */
@@ -235,6 +249,7 @@ export class Agent {
     ];
     checkLocalTools(localTools);
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    const maxCallsPerTool = options.maxCallsPerTool ?? DEFAULT_MAX_CALLS_PER_TOOL;
     this.#parts = {
       options,
       context: contextSettings(budget, counter, context) as ContextSettings,
@@ -245,8 +260,11 @@ export class Agent {
         ...((options.offeredToolsOnly ?? DEFAULT_OFFERED_TOOLS_ONLY) ? [offeredToolsOnly()] : []),
         skipUnavailableServers(),
         identicalCallLimit(options.maxIdenticalCalls ?? DEFAULT_MAX_IDENTICAL_CALLS),
+        ...(maxCallsPerTool > 0 ? [toolCallLimit(maxCallsPerTool)] : []),
         ...(options.callGuards ?? []),
       ],
+      countTools: maxCallsPerTool > 0,
+      skipAfterTimeout: (options.skipServerAfter ?? DEFAULT_SKIP_SERVER_AFTER) === "timeout",
       localTools,
       offer: new ToolOffer({
         host: options.host,

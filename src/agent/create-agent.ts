@@ -23,7 +23,7 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, "host" | 
  * The agent as `switchyard ask`, `chat` and `demo` build it: the host's one router for the config's
  * `routing` section ({@link routerFor}) and its `mode` (`auto` by default: per-step routing up to
  * `searchAbove` tools, tool search above; `route`, `search` or `all`), the config's `agent` section
- * (system prompt, step limit, identical-call limit, parallel calls, the fallback nudge unless
+ * (system prompt, step limit, identical-call and per-tool call limits, skipServerAfter, parallel calls, the fallback nudge unless
  * `nudge: false`), and the model.
  *
  * ```ts
@@ -68,6 +68,8 @@ export function createAgent(
     ...(section.systemPrompt !== undefined ? { systemPrompt: section.systemPrompt } : {}),
     ...(section.maxSteps !== undefined ? { maxSteps: section.maxSteps } : {}),
     ...(section.maxIdenticalCalls !== undefined ? { maxIdenticalCalls: section.maxIdenticalCalls } : {}),
+    ...(section.maxCallsPerTool !== undefined ? { maxCallsPerTool: section.maxCallsPerTool } : {}),
+    ...(section.skipServerAfter !== undefined ? { skipServerAfter: section.skipServerAfter } : {}),
     ...(section.parallelToolCalls !== undefined ? { parallelToolCalls: section.parallelToolCalls } : {}),
     context: contextOptions(config, chosenModel),
   };

@@ -1,13 +1,21 @@
 import {
+  DEFAULT_MAX_CALLS_PER_TOOL,
   DEFAULT_MAX_IDENTICAL_CALLS,
   DEFAULT_MAX_STEPS,
   DEFAULT_OFFERED_TOOLS_ONLY,
+  DEFAULT_SKIP_SERVER_AFTER,
 } from "../config/defaults.js";
 import type { ChatMessage } from "../models/model.js";
 import type { CallRecord, StopReason } from "./events.js";
 
 /** Defaults of the agent's guards (they live in config/defaults.ts). */
-export { DEFAULT_MAX_IDENTICAL_CALLS, DEFAULT_MAX_STEPS, DEFAULT_OFFERED_TOOLS_ONLY };
+export {
+  DEFAULT_MAX_CALLS_PER_TOOL,
+  DEFAULT_MAX_IDENTICAL_CALLS,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_OFFERED_TOOLS_ONLY,
+  DEFAULT_SKIP_SERVER_AFTER,
+};
 
 /** What guards see of a run. */
 export interface RunState {
@@ -19,6 +27,13 @@ export interface RunState {
   callCounts: ReadonlyMap<string, number>;
   /** Servers found down in this run; their tools are refused for the rest of it. */
   unavailableServers: ReadonlySet<string>;
+  /** Why each server in `unavailableServers` is out (e.g. "timed out after 400 ms"), when known. */
+  serverOutReasons?: ReadonlyMap<string, string>;
+  /**
+   * Calls of each catalog tool in this run that passed the guards, whatever their arguments (a call
+   * that then never reached its server is taken off again). Local tools are not counted.
+   */
+  toolCalls?: ReadonlyMap<string, number>;
   /** Tools found unusable in this run (they need a capability this client lacks); refused for the rest of it. */
   unavailableTools?: ReadonlySet<string>;
 }
@@ -62,6 +77,17 @@ export function identicalCallLimit(max: number): CallGuard {
 }
 
 /**
+ * Refuse a call of a tool once `max` calls of it passed in this run, whatever their arguments (a model
+ * probing with ever new arguments, 100 m, 200 m, 300 m …), telling the model to answer with what it has.
+ */
+export function toolCallLimit(max: number): CallGuard {
+  return (call, state) =>
+    (state.toolCalls?.get(call.name) ?? 0) >= max
+      ? `refused: ${call.name} was already called ${max} times in this run (with any arguments; maxCallsPerTool). Do not call it again: use the results you have and answer with what you have, or use another tool.`
+      : undefined;
+}
+
+/**
  * Refuse a call to a tool that was not offered to the model at the step that asked for it (a name it
  * remembered or guessed: it was not shown the tool's description or schema), and tell it which tools it
  * was offered. Exactly the names offered that step count: tools used earlier, pinned tools and a small
@@ -78,13 +104,18 @@ export function offeredToolsOnly(): CallGuard {
 }
 
 /**
- * Refuse tools of a server that was found down earlier in this run, and tools found unusable (they
+ * Refuse tools of a server that was found down earlier in this run (or whose call timed out, with
+ * `skipServerAfter: "timeout"`: the reason says which), and tools found unusable (they
  * need something this client cannot provide).
  */
 export function skipUnavailableServers(): CallGuard {
   return (call, state) => {
-    if (state.unavailableServers.has(call.server))
-      return `refused: ${call.name} is unavailable in this run (server ${call.server} is down). Do not call it again; use another tool or answer with what you have.`;
+    if (state.unavailableServers.has(call.server)) {
+      const why = state.serverOutReasons?.get(call.server);
+      return why
+        ? `refused: ${call.name} was not called: server ${call.server} ${why} earlier in this run; it is not called again in this run. Use another server's tool or answer with what you have.`
+        : `refused: ${call.name} is unavailable in this run (server ${call.server} is down). Do not call it again; use another tool or answer with what you have.`;
+    }
     if (state.unavailableTools?.has(call.name))
       return `refused: ${call.name} needs something this client cannot provide, as its earlier call showed. Do not call it again; use another tool or answer with what you have.`;
     return undefined;

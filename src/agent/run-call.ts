@@ -40,6 +40,10 @@ export interface RunCallOptions {
   /** How the model can get what shaping left out, for the notes (e.g. a result handle). */
   more?: string;
   signal?: AbortSignal;
+  /** Counts a catalog tool's call that passed the guards (+1), or takes it off when it never reached its server (-1). */
+  countTool?: (name: string, delta: 1 | -1) => void;
+  /** A call that timed out puts its server out for the rest of the run (`skipServerAfter: "timeout"`). */
+  skipAfterTimeout?: boolean;
 }
 
 /** How a call's tool message was shaped to its budget. */
@@ -62,8 +66,10 @@ export interface CallOutcomeReport {
   result?: ToolResult;
   /** The (tool, arguments) key when the call reached the server. */
   sentKey?: string;
-  /** A server found down by this call. */
+  /** A server found down by this call (or that it timed out on, with `skipAfterTimeout`). */
   downServer?: string;
+  /** Why `downServer` is out, when it is said (e.g. "timed out (no answer within 400 ms)"). */
+  downReason?: string;
   /** A tool found unusable by this client (it needs a capability the client lacks). */
   unusableTool?: string;
 }
@@ -78,6 +84,7 @@ export interface CallOutcomeReport {
  */
 export async function runToolCall(call: ToolCall, options: RunCallOptions): Promise<CallOutcomeReport> {
   let key: string | undefined;
+  let counted: string | undefined;
   const outcome = await options.host.request({
     kind: "tool",
     name: call.name,
@@ -95,9 +102,25 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
         const refusal = guard({ name, server, key, offered: options.offered }, options.state);
         if (refusal) return { code: "REFUSED", message: refusal };
       }
+      // Counted as soon as it passes, so that calls asked for together in one step count each other.
+      if (options.countTool && !options.local?.(name)) {
+        counted = name;
+        options.countTool(name, 1);
+      }
       return undefined;
     },
   });
+  const reported = describeOutcome(call, outcome, key, options);
+  if (counted && !reported.sentKey) options.countTool?.(counted, -1);
+  return reported;
+}
+
+function describeOutcome(
+  call: ToolCall,
+  outcome: RequestOutcome,
+  key: string | undefined,
+  options: RunCallOptions,
+): CallOutcomeReport {
   const { result: _text, ...record } = outcome.record;
   const report = (shaped: CallOutcome, text: string, result?: ToolResult) => {
     const { text: content, ...shaping } = shapeToolResult({
@@ -121,7 +144,12 @@ export async function runToolCall(call: ToolCall, options: RunCallOptions): Prom
       ...(key ? { sentKey: key } : {}),
     };
   }
-  return explain(call, outcome.error, record, { report, key, offered: options.offered });
+  return explain(call, outcome.error, record, {
+    report,
+    key,
+    offered: options.offered,
+    skipAfterTimeout: options.skipAfterTimeout === true,
+  });
 }
 
 /**
@@ -148,9 +176,10 @@ function explain(
     report: (
       outcome: CallOutcome,
       text: string,
-    ) => Omit<CallOutcomeReport, "sentKey" | "downServer" | "unusableTool">;
+    ) => Omit<CallOutcomeReport, "sentKey" | "downServer" | "downReason" | "unusableTool">;
     key: string | undefined;
     offered: readonly string[];
+    skipAfterTimeout: boolean;
   },
 ): CallOutcomeReport {
   const { report, key } = on;
@@ -208,8 +237,22 @@ function explain(
         "refused",
         `${call.name} was refused: ${error.message}. This run may not make this call: do not call it again with the same arguments; use another tool or answer with what you have.`,
       );
-    case "TIMEOUT":
-      return { ...report("timeout", error.message), ...sent };
+    case "TIMEOUT": {
+      // The server's own timeout (not an approval's): with skipServerAfter "timeout" it is out for the run.
+      const server = error.server ?? record.server;
+      if (!on.skipAfterTimeout || error.serverFault !== true || server === undefined)
+        return { ...report("timeout", error.message), ...sent };
+      const within = /within (\d+) ms/.exec(error.message)?.[1];
+      return {
+        ...report(
+          "timeout",
+          `${error.message}. Server ${server} is not called again in this run: use another server's tool or answer with what you have.`,
+        ),
+        ...sent,
+        downServer: server,
+        downReason: within ? `timed out (no answer within ${within} ms)` : "timed out",
+      };
+    }
     default:
       return { ...report("failed", error.message), ...sent };
   }

@@ -41,6 +41,10 @@ export interface RunParts {
   maxSteps: number;
   stopWhen: readonly StopCondition[];
   guards: readonly CallGuard[];
+  /** Count each tool's calls in a run (for `maxCallsPerTool`); false when no limit is set. */
+  countTools: boolean;
+  /** A call that timed out puts its server out for the rest of the run (`skipServerAfter: "timeout"`). */
+  skipAfterTimeout: boolean;
   localTools: readonly LocalTool[];
   offer: ToolOffer;
 }
@@ -60,6 +64,11 @@ export class AgentRun {
   /** How many times each (tool, arguments) pair was sent; the servers and tools found unusable. */
   readonly #callCounts = new Map<string, number>();
   readonly #unavailableServers = new Set<string>();
+  readonly #serverOutReasons = new Map<string, string>();
+  /** Calls of each catalog tool that passed the guards, whatever their arguments (`maxCallsPerTool`). */
+  readonly #toolCalls = new Map<string, number>();
+  readonly #countTool = (name: string, delta: 1 | -1) =>
+    this.#toolCalls.set(name, (this.#toolCalls.get(name) ?? 0) + delta);
   readonly #unavailableTools = new Set<string>();
   readonly #handles: ResultHandles;
   readonly #state: LocalToolState;
@@ -88,6 +97,8 @@ export class AgentRun {
       calls: this.#calls,
       callCounts: this.#callCounts,
       unavailableServers: this.#unavailableServers,
+      serverOutReasons: this.#serverOutReasons,
+      toolCalls: this.#toolCalls,
       unavailableTools: this.#unavailableTools,
       runId,
       handles: this.#handles,
@@ -307,7 +318,11 @@ export class AgentRun {
       if (!this.#locals.isLocal(call.name)) this.#usedTools.add(call.name);
       if (result.sentKey)
         this.#callCounts.set(result.sentKey, (this.#callCounts.get(result.sentKey) ?? 0) + 1);
-      if (result.downServer) this.#unavailableServers.add(result.downServer);
+      if (result.downServer) {
+        this.#unavailableServers.add(result.downServer);
+        if (result.downReason && !this.#serverOutReasons.has(result.downServer))
+          this.#serverOutReasons.set(result.downServer, result.downReason);
+      }
       if (result.unusableTool) this.#unavailableTools.add(result.unusableTool);
     }
     // Calls cut short by the signal have their tool messages; the model is not asked again.
@@ -336,6 +351,8 @@ export class AgentRun {
       ...(options.anchor !== undefined ? { anchor: options.anchor } : {}),
       ...(options.resultBudgetChars !== undefined ? { budgetChars: options.resultBudgetChars } : {}),
       ...(this.#options.signal ? { signal: this.#options.signal } : {}),
+      ...(this.#parts.countTools ? { countTool: this.#countTool } : {}),
+      ...(this.#parts.skipAfterTimeout ? { skipAfterTimeout: true } : {}),
     });
     if (handle && report.shaping.cut && report.result)
       state.handles.store(call.name, report.result.text, handle);

@@ -208,7 +208,7 @@ describe("compaction", () => {
   const context = { window, answerTokens: 200 };
 
   it("summarizes the oldest rounds past 80% of the window, keeps pairs and the last rounds whole, never over", async () => {
-    const { agent, server } = await setup(echoScript(30), { maxSteps: 40, context });
+    const { agent, server } = await setup(echoScript(30), { maxSteps: 40, maxCallsPerTool: 0, context });
     const result = await agent.run("Echo thirty things.");
     expect(result).toMatchObject({ stopReason: "answer", steps: 30 });
     expect(server.requests).toHaveLength(30);
@@ -258,6 +258,7 @@ describe("compaction", () => {
     const summarizer = new OpenAIChatModel({ baseURL: summaries.baseURL, model: MODEL, apiKey: "k" });
     const { agent, server } = await setup(echoScript(30), {
       maxSteps: 40,
+      maxCallsPerTool: 0,
       context: { ...context, summarizer },
     });
     const result = await agent.run("Echo thirty things.");
@@ -283,6 +284,7 @@ describe("compaction", () => {
     const summarizer = new OpenAIChatModel({ baseURL: summaries.baseURL, model: MODEL, apiKey: "k" });
     const { agent, server } = await setup(echoScript(30), {
       maxSteps: 40,
+      maxCallsPerTool: 0,
       context: { ...context, summarizer },
     });
     const result = await agent.run("Echo thirty things.");

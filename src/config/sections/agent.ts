@@ -3,12 +3,23 @@
 // ../defaults/context.ts.
 
 import { z } from "zod";
-import { positiveInt, regExpList } from "./fields.js";
+import { nonNegativeInt, positiveInt, regExpList } from "./fields.js";
 
 /** Model turns an agent run may take (`agent.maxSteps`, `--max-steps`). */
 export const DEFAULT_MAX_STEPS = 8;
 /** Times the same tool may be called with the same arguments in one run (`agent.maxIdenticalCalls`). */
 export const DEFAULT_MAX_IDENTICAL_CALLS = 3;
+/**
+ * Calls of one tool a run may make, whatever their arguments (`agent.maxCallsPerTool`): the next is
+ * refused and the model told to answer with what it has. 0: no limit.
+ */
+export const DEFAULT_MAX_CALLS_PER_TOOL = 5;
+/**
+ * After what a server is not called again in a run (`agent.skipServerAfter`): `timeout` — once a call
+ * to it timed out (or found it down); `never` — a server that timed out is called again (one found
+ * down is still not).
+ */
+export const DEFAULT_SKIP_SERVER_AFTER: "timeout" | "never" = "timeout";
 /**
  * Whether the agent refuses (without running it) a call to a tool it did not offer the model at that
  * step (`offeredToolsOnly`): the model has not seen that tool's description or schema.
@@ -69,6 +80,10 @@ export const agentSchema = z.strictObject({
   systemPrompt: z.string({ error: "expected the system prompt as a string" }).optional(),
   maxSteps: positiveInt.optional(),
   maxIdenticalCalls: positiveInt.optional(),
+  /** Calls of one tool per run, whatever the arguments; 0: no limit. */
+  maxCallsPerTool: nonNegativeInt.optional(),
+  /** `timeout`: a server whose call timed out is not called again in that run; `never`: it is. */
+  skipServerAfter: z.enum(["timeout", "never"], { error: 'expected "timeout" or "never"' }).optional(),
   parallelToolCalls: z.boolean().optional(),
   /** The fallback nudge: `false` turns it off; an object tunes it (agent/nudge.ts). */
   nudge: z
