@@ -44,6 +44,7 @@ export async function agentOverhead(
           host: yard,
           maxSteps: STEPS + 1,
           maxIdenticalCalls: STEPS,
+          maxCallsPerTool: 0,
           onEvent,
         });
         const started = performance.now();

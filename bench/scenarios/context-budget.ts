@@ -307,7 +307,10 @@ async function loopOverhead(
   };
   const agent = createAgent(
     yard,
-    { routing: { mode }, agent: { nudge: false, maxSteps: CALLS + 5, maxIdenticalCalls: CALLS } },
+    {
+      routing: { mode },
+      agent: { nudge: false, maxSteps: CALLS + 5, maxIdenticalCalls: CALLS, maxCallsPerTool: 0 },
+    },
     { model: new ScriptedModel(script, MODEL), onEvent },
   );
   const started = performance.now();
@@ -559,7 +562,12 @@ async function fleetRun(
           yard,
           {
             routing: { mode: "all" },
-            agent: { nudge: false, maxSteps: FLEET_STEPS + 1, maxIdenticalCalls: FLEET_STEPS },
+            agent: {
+              nudge: false,
+              maxSteps: FLEET_STEPS + 1,
+              maxIdenticalCalls: FLEET_STEPS,
+              maxCallsPerTool: 0,
+            },
           },
           {
             model: new OpenAIChatModel({ baseURL: server.baseURL, model: MODEL }),
