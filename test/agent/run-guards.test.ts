@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Agent, type AgentOptions, createAgent, OpenAIChatModel, Switchyard } from "../../src/index.js";
+import {
+  Agent,
+  type AgentOptions,
+  createAgent,
+  OpenAIChatModel,
+  Switchyard,
+  type WireRecord,
+} from "../../src/index.js";
 import { type ReceivedRequest, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
-import { NODE, ROOT } from "../helpers.js";
+import { NODE, ROOT, SDK_SERVER, startHttpServer } from "../helpers.js";
 
 // The agent's run-level guards against real stdio servers and a scripted model: calls per tool, whatever
 // the arguments (`maxCallsPerTool`), and a server that timed out is not called again in that run
@@ -106,6 +113,37 @@ describe("skipServerAfter", () => {
     const result = await agent.run("Try.");
     expect(result.calls.map((c) => c.error?.code ?? "ok")).toEqual(["TIMEOUT", "ok"]);
     expect(await received()).toEqual({ hang: 1, ping_tool: 1 });
+  });
+});
+
+describe("skipServerAfter over Streamable HTTP", () => {
+  it("refuses the tools of an HTTP server whose call timed out, without sending them", async () => {
+    const http = await startHttpServer(NODE, [SDK_SERVER, "--http", "0", "--tools", "echo"]);
+    opened.push(http);
+    const wire: WireRecord[] = [];
+    const yard = await Switchyard.connect(
+      { mcpServers: { h: { url: http.url, timeoutMs: 400 } } },
+      { wireTrace: (record) => wire.push(record) },
+    );
+    const server = await startScriptedOpenAIServer((request) => {
+      const tools = request.messages.filter((m) => m.role === "tool").length;
+      if (tools === 0) return { toolCalls: [{ name: "h_sleep", arguments: { ms: 5_000 } }] };
+      if (tools === 1) return { toolCalls: [{ name: "h_echo", arguments: { text: "hi" } }] };
+      return { content: "done" };
+    });
+    opened.push(yard, server);
+    const model = new OpenAIChatModel({ baseURL: server.baseURL, model: "scripted", apiKey: "test-key" });
+    const result = await new Agent({ model, host: yard }).run("Try.");
+    expect(result.calls.map((c) => c.error?.code)).toEqual(["TIMEOUT", "REFUSED"]);
+    const sent = wire
+      .filter(
+        (r) => r.direction === "to-server" && (r.message as { method?: string }).method === "tools/call",
+      )
+      .map((r) => (r.message as { params: { name: string } }).params.name);
+    expect(sent).toEqual(["sleep"]);
+    expect(toolMessages(server.requests[2]!).at(-1)!.content).toContain(
+      "refused: h_echo was not called: server h timed out (no answer within 400 ms) earlier in this run",
+    );
   });
 });
 
