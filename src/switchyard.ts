@@ -1,5 +1,6 @@
 import { AuditWriter } from "./calls/audit-writer.js";
 import { optionsObject } from "./calls/check-input.js";
+import { FleetLimit } from "./calls/fleet-limit.js";
 import { checkIdentity, osIdentity } from "./calls/identity.js";
 import type { ToolResult } from "./calls/normalize.js";
 import { RequestPipeline } from "./calls/pipeline.js";
@@ -100,8 +101,11 @@ export class Switchyard implements AsyncDisposable {
     this.#lists = lists;
     this.#trust = trust.gate;
     this.#trustWrites = trust.flush;
+    // One fleet-wide limit shared by every server's guard, only when the config sets one.
+    const inFlight = config.limits?.inFlight;
+    const fleetLimit = inFlight !== undefined ? new FleetLimit(inFlight) : undefined;
     this.#servers = new Map(
-      fleet.connections().map((connection) => [connection.name, new ManagedServer(connection)]),
+      fleet.connections().map((connection) => [connection.name, new ManagedServer(connection, fleetLimit)]),
     );
     const logger = options.logger ?? silentLogger;
     if (options.observer) this.#observers.add(options.observer);

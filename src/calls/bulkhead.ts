@@ -1,5 +1,7 @@
 import { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
+import type { CallPriority } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
+import { priorityRank } from "./fleet-limit.js";
 
 export { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
 
@@ -9,7 +11,8 @@ export interface ConcurrencyLimit {
 }
 
 /**
- * At most `limit` calls in flight; the rest wait in a FIFO queue of at most `maxQueue`. A waiting call
+ * At most `limit` calls in flight; the rest wait in a queue of at most `maxQueue`, ordered by priority
+ * (`high` before `normal` before `low`) and first come first served within one. A waiting call
  * whose signal aborts leaves the queue at once. The limit is a number, or a {@link ConcurrencyLimit}
  * read at each call and each release (a limit that rose lets as many waiting calls go; one that fell
  * lets none go until fewer are in flight than it says).
@@ -18,7 +21,8 @@ export class Bulkhead {
   readonly #fixed: number | undefined;
   readonly #source: ConcurrencyLimit | undefined;
   readonly #maxQueue: number;
-  readonly #waiting: Array<{ grant: () => void }> = [];
+  /** Waiting calls, by priority (`high` first), each priority first come first served. */
+  readonly #waiting: Array<{ rank: number; grant: () => void }> = [];
   #active = 0;
 
   constructor(limit: number | ConcurrencyLimit, maxQueue = DEFAULT_MAX_QUEUE) {
@@ -51,7 +55,11 @@ export class Bulkhead {
    * Wait for a slot; resolves with the function that gives it back (call it exactly once).
    * @throws SwitchyardError `QUEUE_FULL` when the queue is full; the signal's reason when it aborts.
    */
-  acquire(signal: AbortSignal | undefined, what: { server: string; tool: string }): Promise<() => void> {
+  acquire(
+    signal: AbortSignal | undefined,
+    what: { server: string; tool: string },
+    priority?: CallPriority,
+  ): Promise<() => void> {
     signal?.throwIfAborted();
     if (this.#active < this.limit && this.#waiting.length === 0) {
       this.#active += 1;
@@ -68,6 +76,7 @@ export class Bulkhead {
     }
     return new Promise((resolve, reject) => {
       const waiter = {
+        rank: priorityRank(priority),
         grant: () => {
           signal?.removeEventListener("abort", onAbort);
           this.#active += 1;
@@ -80,7 +89,10 @@ export class Bulkhead {
         reject(signal!.reason);
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.push(waiter);
+      // Behind every waiting call of the same or a higher priority (with one priority: at the end).
+      let at = this.#waiting.length;
+      while (at > 0 && this.#waiting[at - 1]!.rank > waiter.rank) at -= 1;
+      this.#waiting.splice(at, 0, waiter);
     });
   }
 

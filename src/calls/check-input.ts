@@ -1,3 +1,4 @@
+import { CALL_PRIORITIES, quotedList } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
 import { checkIdentity } from "./identity.js";
 import type { RequestInput } from "./request.js";
@@ -86,7 +87,7 @@ function checkTarget(input: RequestInput): void {
 
 function checkOptions(input: RequestInput): void {
   const name = labelOf(input);
-  const { timeoutMs, signal, identity } = input;
+  const { timeoutMs, signal, identity, priority } = input;
   if (identity !== undefined)
     checkIdentity(identity, `${input.kind === "tool" ? "callTool" : input.kind} ${name}`);
   if (
@@ -96,6 +97,12 @@ function checkOptions(input: RequestInput): void {
     throw new SwitchyardError(
       "INVALID_INPUT",
       `timeoutMs for ${name} must be a number of milliseconds above 0 (got ${describe(timeoutMs)})`,
+      input.kind === "tool" ? { tool: name } : {},
+    );
+  if (priority !== undefined && !CALL_PRIORITIES.includes(priority))
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `priority for ${name} must be ${quotedList(CALL_PRIORITIES)} (got ${describe(priority)})`,
       input.kind === "tool" ? { tool: name } : {},
     );
   if (signal !== undefined && !(signal instanceof AbortSignal))

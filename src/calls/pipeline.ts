@@ -219,6 +219,7 @@ export class RequestPipeline {
       ...(input.kind === "tool" ? { tool: resolved.tool } : {}),
       deadline: context.deadline,
       signal: input.signal,
+      priority: input.priority,
       attemptMs: server.budget(input.timeoutMs).attemptMs,
       repeatable: input.kind !== "tool" || isRepeatable(resolved.entry?.annotations),
     };

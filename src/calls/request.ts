@@ -1,6 +1,7 @@
 import type { GetPromptResult, ReadResourceResult } from "@modelcontextprotocol/client";
 import type { Deadline } from "../abort.js";
 import type { CatalogEntry } from "../catalog/catalog.js";
+import type { CallPriority } from "../config/vocabulary.js";
 import type { SwitchyardError } from "../errors.js";
 import type { CallProgress, CompletionReference, RequestMethod } from "../fleet/requests.js";
 import type { Identity } from "../telemetry/audit.js";
@@ -8,6 +9,7 @@ import type { CallRecord, RecordedError, SwitchyardEvent } from "../telemetry/ev
 import type { ToolResult } from "./normalize.js";
 import type { JsonSchema } from "./validate.js";
 
+export type { CallPriority } from "../config/vocabulary.js";
 export type { CallProgress, CompletionReference, RequestMethod } from "../fleet/requests.js";
 
 /**
@@ -30,6 +32,11 @@ export const REQUEST_METHODS: Readonly<Record<RequestKind, RequestMethod>> = Obj
 export interface RequestOptions {
   /** The request's deadline, approval and queueing included; default: the server's `timeoutMs` (60 s). */
   timeoutMs?: number;
+  /**
+   * How urgent the request is: with a fleet-wide limit (`limits.inFlight`) and in its server's queue,
+   * `high` is served before `normal` before `low` (first come first served within one); default `normal`.
+   */
+  priority?: CallPriority;
   /** Cancels the request: the server is sent `notifications/cancelled`, the request ends with `CANCELLED`. */
   signal?: AbortSignal;
   /** Who the request is for, as the policy sees it; default: the Switchyard's identity. */

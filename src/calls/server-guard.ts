@@ -1,11 +1,13 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Deadline } from "../abort.js";
+import type { CallPriority } from "../config/vocabulary.js";
 import { isSwitchyardError, SwitchyardError } from "../errors.js";
 import type { ServerConnection } from "../fleet/connection.js";
 import type { RequestMethod, ServerAnswers, ServerRequest } from "../fleet/requests.js";
 import { AdaptiveLimit, type Flight } from "./adaptive-limit.js";
 import { Bulkhead } from "./bulkhead.js";
 import { type BreakerState, CircuitBreaker } from "./circuit-breaker.js";
+import type { FleetLimit } from "./fleet-limit.js";
 import { classifyFailure, isRetryable, RetryBudget, retryDelayMs } from "./retry.js";
 
 /** A guard's counters, shown by `servers()`. */
@@ -36,6 +38,8 @@ export interface GuardedRequest {
   attemptMs: number;
   /** Another try is safe after a failure that may have reached the server (read-only or idempotent). */
   repeatable: boolean;
+  /** How urgent it is: orders the server's queue and the fleet-wide limit's; default `normal`. */
+  priority?: CallPriority | undefined;
   /** Asked before each try is sent, once the server is ready: a refusal fails it unsent (see AttemptOptions). */
   beforeSend?: (() => SwitchyardError | undefined) | undefined;
 }
@@ -52,12 +56,15 @@ export class ServerGuard {
   /** The adaptive limit; undefined when `maxConcurrency` fixes it. */
   readonly #limiter: AdaptiveLimit | undefined;
   readonly #breaker: CircuitBreaker;
+  /** The fleet-wide limit (`limits.inFlight`), asked after the bulkhead; undefined without `limits`. */
+  readonly #fleet: FleetLimit | undefined;
   readonly #budget = new RetryBudget();
   #retries = 0;
 
-  constructor(connection: ServerConnection) {
+  constructor(connection: ServerConnection, fleet?: FleetLimit) {
     const { concurrency, maxConcurrency, maxQueue, circuitBreaker, name } = connection.config;
     this.#connection = connection;
+    this.#fleet = fleet;
     // A config made by hand (not resolved) may lack `concurrency`: its maxConcurrency is fixed.
     if (concurrency?.mode === "adaptive") {
       this.#limiter = new AdaptiveLimit(concurrency);
@@ -103,7 +110,10 @@ export class ServerGuard {
     // signal and their listeners.
     if (!guarded.signal?.aborted && this.#breaker.state === "closed" && this.#connection.status === "ready") {
       const release = this.#bulkhead.tryAcquire();
-      if (release) {
+      // With a fleet-wide limit, a slot of it too (none free: the full path waits for both).
+      const fleetSlot = release && this.#fleet?.tryAcquire();
+      if (release && this.#fleet && !fleetSlot) release();
+      else if (release) {
         let failure: unknown;
         try {
           return await this.#attempt(guarded, guarded.signal);
@@ -111,6 +121,7 @@ export class ServerGuard {
           failure = this.#explain(guarded, error, guarded.deadline.passed);
           if (!this.#shouldRetry(failure, guarded, 0)) throw failure;
         } finally {
+          if (fleetSlot) fleetSlot();
           release();
         }
         return this.#guarded(guarded, 1);
@@ -130,9 +141,17 @@ export class ServerGuard {
       if (firstAttempt > 0) await guard(this.#backoff(firstAttempt - 1, signal));
       await guard(this.#breaker.admit(guarded.what, signal));
       const release = await guard(
-        this.#bulkhead.acquire(signal, { server: this.#connection.name, tool: guarded.what }),
+        this.#bulkhead.acquire(
+          signal,
+          { server: this.#connection.name, tool: guarded.what },
+          guarded.priority,
+        ),
       );
+      let fleetSlot: (() => void) | undefined;
       try {
+        // The server can take it: only now does it wait for the fleet (never holding a fleet slot
+        // while its own server is busy).
+        if (this.#fleet) fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
         for (let attempt = firstAttempt; ; attempt += 1) {
           try {
             if (deadline.passed) deadline.signal.throwIfAborted();
@@ -144,10 +163,35 @@ export class ServerGuard {
           }
         }
       } finally {
+        fleetSlot?.();
         release();
       }
     } finally {
       deadline.dispose();
+    }
+  }
+
+  /**
+   * A slot of the fleet-wide limit, waited for in the request's priority's queue within its deadline.
+   * @throws SwitchyardError `TIMEOUT` (not sent) when the deadline passes while it waits; `CANCELLED`.
+   */
+  async #fleetSlot(fleet: FleetLimit, guarded: GuardedRequest, signal: AbortSignal): Promise<() => void> {
+    try {
+      return await fleet.acquire(guarded.priority, signal);
+    } catch (error) {
+      const failure = this.#explain(guarded, error, guarded.deadline.fired || guarded.deadline.passed);
+      if (!isSwitchyardError(failure, "TIMEOUT")) throw failure;
+      throw new SwitchyardError(
+        "TIMEOUT",
+        `${guarded.what} waited for the fleet-wide limit (limits.inFlight: ${fleet.limit}; ${fleet.active} in flight, ${fleet.queued} waiting) until its ${guarded.deadline.limitMs} ms deadline passed, and was not sent; raise limits.inFlight, send fewer calls at once, or give urgent calls priority "high"`,
+        {
+          server: this.#connection.name,
+          ...(guarded.tool !== undefined ? { tool: guarded.tool } : {}),
+          cause: error,
+          delivery: "not_sent",
+          serverFault: false,
+        },
+      );
     }
   }
 

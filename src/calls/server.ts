@@ -1,5 +1,6 @@
 import type { ServerConnection, ServerState } from "../fleet/connection.js";
 import type { RequestMethod, ServerAnswers } from "../fleet/requests.js";
+import type { FleetLimit } from "./fleet-limit.js";
 import { ResultCache } from "./result-cache.js";
 import { type GuardedRequest, type GuardState, ServerGuard } from "./server-guard.js";
 
@@ -17,9 +18,10 @@ export class ManagedServer {
   /** The results of its read-only tools, when its config has a `cache`; none: no cost at all. */
   readonly cache: ResultCache | undefined;
 
-  constructor(connection: ServerConnection) {
+  /** `fleet`: the fleet-wide limit (`limits.inFlight`) every server shares, when the config sets one. */
+  constructor(connection: ServerConnection, fleet?: FleetLimit) {
     this.#connection = connection;
-    this.#guard = new ServerGuard(connection);
+    this.#guard = new ServerGuard(connection, fleet);
     const cache = connection.config.cache;
     this.cache = cache ? new ResultCache(cache) : undefined;
   }

@@ -77,6 +77,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.identity) config.identity = top.identity;
   if (top.policy) config.policy = top.policy;
   if (top.gateway) config.gateway = top.gateway;
+  if (top.limits) config.limits = top.limits;
   if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);
   // Roots are exactly what the config says: none unless set (a server told of a folder it was not
   // configured with may take it as where it may work — server-filesystem then serves that folder).

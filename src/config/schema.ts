@@ -18,6 +18,7 @@ export {
   gatewayLimitsSchema,
   gatewaySchema,
 } from "./sections/gateway.js";
+export { type LimitsSection, limitsSchema } from "./sections/limits.js";
 export { modelSchema } from "./sections/model.js";
 export type { OAuthConfig } from "./sections/oauth.js";
 export {

@@ -72,3 +72,7 @@ export function isOneOf<const T extends string>(words: readonly T[], word: unkno
  */
 export const ROUTING_MODES = ["auto", "route", "search", "all"] as const;
 export type RoutingMode = (typeof ROUTING_MODES)[number];
+
+/** How urgent a request is (`priority`): a fleet-wide limit (`limits.inFlight`) serves `high` first, `low` last. */
+export const CALL_PRIORITIES = ["high", "normal", "low"] as const;
+export type CallPriority = (typeof CALL_PRIORITIES)[number];

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { agentSchema } from "./agent.js";
 import { type AuditSection, auditSchema } from "./audit.js";
 import { type GatewaySection, gatewaySchema } from "./gateway.js";
+import { type LimitsSection, limitsSchema } from "./limits.js";
 import { modelSchema } from "./model.js";
 import { type IdentitySection, identitySchema, type PolicySection, policySchema } from "./policy.js";
 import { redactSchema } from "./redact.js";
@@ -47,6 +48,7 @@ export const configFileSchema = z.object({
   identity: identitySchema.optional(),
   policy: policySchema.optional(),
   gateway: gatewaySchema.optional(),
+  limits: limitsSchema.optional(),
   roots: z
     .array(z.string().min(1, "expected a non-empty folder path"), {
       error: 'expected a list of folders, such as ["./data"]',
@@ -88,6 +90,8 @@ export interface SwitchyardConfig {
   policy?: PolicySection;
   /** How `switchyard serve` serves the fleet: mode, who may use it (`auth`), accepted Host/Origin names. */
   gateway?: GatewaySection;
+  /** Caps over the whole fleet (`limits.inFlight`); absent: each server's own limits only. */
+  limits?: LimitsSection;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
   /** Absolute folders offered to servers as roots (`roots/list`); absent: no roots (the capability is not declared). */
