@@ -13,6 +13,7 @@ import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError, toolErrorResult } from "./errors.js";
+import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { ClientSubscriptions } from "./subscriptions.js";
@@ -222,9 +223,11 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
     call.answer(ctx.mcpReq.inputResponses);
   } else {
     const entry = yard.describeTool(parts.name);
+    const priority = priorityOf(ctx, parts.request.params._meta);
     call = relay.start(entry?.server ?? "", identity.user, (started) =>
       yard.callTool(parts.name, parts.args, {
         identity,
+        ...(priority !== undefined ? { priority } : {}),
         signal: started.abort.signal,
         onProgress: (progress) => started.progress?.(progress),
       }),
