@@ -16,6 +16,11 @@ export interface ToolResult {
   findings?: Finding[];
   /** Served from the server's result cache (its config's `cache`): this call sent nothing to the server. */
   cached?: true;
+  /**
+   * The server that answered, when it is not the one the tool belongs to: its `fallback`, which served
+   * the call while that server was down. Absent: the tool's own server answered.
+   */
+  servedBy?: string;
 }
 
 /** Normalize an MCP `CallToolResult` (text, structured content, images, audio, resources, links). */

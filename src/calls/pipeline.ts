@@ -11,6 +11,8 @@ import { describeTarget, refusalFields } from "./approval.js";
 import { checkToolArguments, completionArgument, parseArgumentsText, promptArguments } from "./arguments.js";
 import type { AuditWriter } from "./audit-writer.js";
 import { checkRequestInput, labelOf } from "./check-input.js";
+import { chooseFallback, couldNotServe, type FallbackCall } from "./fallback.js";
+import type { ToolResult } from "./normalize.js";
 import type { PolicyEngine } from "./policy.js";
 import { admit } from "./policy-step.js";
 import { type RecorderParts, RequestRecord } from "./recorder.js";
@@ -198,12 +200,56 @@ export class RequestPipeline {
         context.args = checkToolArguments(resolved, resolved.entry!.inputSchema as JsonSchema, rewritten);
       else if (input.kind === "prompt") context.args = promptArguments(resolved.prompt!, rewritten);
     }
-    let result = await this.#send(input, resolved, context, record);
+    let result = await this.#serve(input, resolved, context, record);
     for (const interceptor of this.#interceptors) {
       const replaced = await interceptor.after?.(context, result);
       if (replaced !== undefined) result = replaced;
     }
     return result;
+  }
+
+  /**
+   * The admitted request to its server — or, for a tool call whose server names fallbacks
+   * (`fallback`), to the first fallback that can serve it while the server is down, its breaker is
+   * open or it was unavailable for the call (calls/fallback.ts). A call with no fallback goes straight on.
+   */
+  async #serve(
+    input: RequestInput,
+    resolved: Resolved,
+    context: RequestContext,
+    record: RequestRecord,
+  ): Promise<RequestResult> {
+    const fallbacks = input.kind === "tool" ? this.#parts.server(resolved.server)?.fallback : undefined;
+    if (!fallbacks) return this.#send(input, resolved, context, record);
+    if (this.#parts.server(resolved.server)!.down) {
+      const moved = await chooseFallback(fallbacks, resolved, context, this.#parts);
+      if (moved) return this.#sendFallback(input, moved, record);
+    }
+    try {
+      return await this.#send(input, resolved, context, record);
+    } catch (error) {
+      if (!couldNotServe(error, isRepeatable(resolved.entry?.annotations))) throw error;
+      const moved = await chooseFallback(fallbacks, resolved, context, this.#parts);
+      if (!moved) throw error;
+      return this.#sendFallback(input, moved, record);
+    }
+  }
+
+  /** A tool call sent to a fallback: recorded as served by it, its result says so (`servedBy`). */
+  async #sendFallback(
+    input: RequestInput,
+    moved: FallbackCall,
+    record: RequestRecord,
+  ): Promise<RequestResult> {
+    const servedBy = moved.context.server;
+    record.servedBy(servedBy);
+    record.admitted(moved.context);
+    try {
+      const result = await this.#send(input, moved.resolved, moved.context, record);
+      return { ...(result as ToolResult), servedBy };
+    } finally {
+      moved.context.deadline.dispose();
+    }
   }
 
   /** The admitted request to its server, through the server's guard; its answer as the caller gets it. */

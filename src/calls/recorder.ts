@@ -56,6 +56,8 @@ export class RequestRecord {
   #where: { server: string; tool: string } | undefined;
   #admitted: RequestContext | undefined;
   #span: Span | undefined;
+  /** The fallback server the request went to, when its own server could not serve it. */
+  #servedBy: string | undefined;
 
   constructor(parts: RecorderParts, start: RecordStart) {
     this.#parts = parts;
@@ -110,6 +112,12 @@ export class RequestRecord {
     return this.#span;
   }
 
+  /** The request went to a fallback server (its own was down): the record, events and span say which. */
+  servedBy(server: string): void {
+    this.#servedBy = server;
+    this.#span?.setAttribute("switchyard.served_by", server);
+  }
+
   /** The request passed the policy: its outcome gets a `call` row in the audit log. */
   admitted(request: RequestContext): void {
     this.#admitted = request;
@@ -159,6 +167,7 @@ export class RequestRecord {
       ms: elapsedMs(this.#started),
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       ...(this.#where ?? {}),
+      ...(this.#servedBy !== undefined ? { servedBy: this.#servedBy } : {}),
       ...(error ? { error } : {}),
       ...(end.text !== undefined ? { result: end.text } : {}),
       ...(end.cached ? { cached: true as const } : {}),
@@ -172,6 +181,7 @@ export class RequestRecord {
           callId: id,
           server: this.#where?.server,
           tool: this.#where?.tool,
+          ...(this.#servedBy !== undefined ? { servedBy: this.#servedBy } : {}),
           ms: record.ms,
           error: error?.code,
         },

@@ -30,6 +30,20 @@ export class ManagedServer {
     return this.#connection.name;
   }
 
+  /** The servers (in order) that serve this one's tool calls while it is down; undefined: none. */
+  get fallback(): readonly string[] | undefined {
+    return this.#connection.config.fallback;
+  }
+
+  /**
+   * Whether a request sent now would not be served: the server failed (or needs a login, is disabled
+   * or closed), or is restarting — its restart may take its backoff and a connect, and may fail.
+   */
+  get down(): boolean {
+    const status = this.#connection.status;
+    return status !== "ready" && status !== "lazy" && status !== "connecting";
+  }
+
   info(): ServerInfo {
     return { ...this.#connection.state(), ...this.#guard.state() };
   }

@@ -3,6 +3,7 @@
 
 import path from "node:path";
 import { check, invalid, unknownKey } from "./check.js";
+import { checkFallbacks } from "./fallbacks.js";
 import { interpolate } from "./interpolate.js";
 import { resolveServer } from "./resolve-server.js";
 import {
@@ -66,6 +67,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   const servers = Object.entries(entries).map(([name, entry]) =>
     resolveServer({ name, entry, at: [section, name], baseDir, warnings }),
   );
+  checkFallbacks(servers, section);
   const config: SwitchyardConfig = { servers, baseDir, warnings };
   if (top.model) config.model = top.model;
   if (top.agent) config.agent = top.agent;

@@ -110,6 +110,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
           event.method ?? null,
         ],
       ]);
+      if (event.servedBy !== undefined) writes.push(["callServedBy", [event.servedBy, runId, event.id]]);
       if (event.runId === undefined) {
         writes.push([
           "runFinished",

@@ -112,6 +112,8 @@ export function callOf(row: Row): StoredCall {
   }
   const startedAt = text(row.started_at);
   if (startedAt !== undefined) call.startedAt = startedAt;
+  const servedBy = text(row.served_by);
+  if (servedBy !== undefined) call.servedBy = servedBy;
   const ok = num(row.ok);
   if (ok !== undefined) call.ok = ok === 1;
   const ms = num(row.ms);

@@ -69,6 +69,8 @@ export interface StoredCall {
   method?: string;
   server?: string;
   tool?: string;
+  /** The fallback server that served the call while `server` was down; absent: `server` did. */
+  servedBy?: string;
   /** The arguments as sent (JSON), redacted and cut to the recorder's text limit. */
   arguments?: string;
   /** ISO 8601; absent when only the call's end was reported (a call the agent refused). */

@@ -33,6 +33,8 @@ export interface CallRecord {
   server?: string;
   /** The server's own name of what was asked: the tool's or the prompt's, or the URI. */
   tool?: string;
+  /** The fallback server that served the call while `server` was down (its `fallback`); absent: `server` did. */
+  servedBy?: string;
   ok: boolean;
   /** Milliseconds, to a hundredth. */
   ms: number;

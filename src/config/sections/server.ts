@@ -243,6 +243,12 @@ export const serverEntrySchema = z.object({
     .optional(),
   /** Keep the results of its read-only tools for a while (calls/result-cache.ts); absent: no cache. */
   cache: serverCacheSchema.optional(),
+  /** Servers whose tool of the same own name serves a call while this one is down (calls/fallback.ts). */
+  fallback: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+      error: "expected a server's name or a list of them",
+    })
+    .optional(),
 });
 
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
@@ -306,4 +312,6 @@ export interface ServerConfig {
   instructionsMaxTokens: number;
   /** The result cache of its read-only tools (`cache`); absent: none, and no cost. */
   cache?: ServerCacheConfig;
+  /** Servers (in order) that serve this one's tool calls while it is down; absent: none. */
+  fallback?: string[];
 }

@@ -1,0 +1,156 @@
+// Fallback servers (issue 27): while a server is down — failed, restarting, its breaker open — its tool
+// calls go to its `fallback`'s tool of the same own name, checked and admitted there; the result, the
+// events and the stored record say which server served it.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openStore, type Store, Switchyard, type SwitchyardEvent } from "../../src/index.js";
+import { NODE, ROOT, waitFor } from "../helpers.js";
+
+const TWIN = `${ROOT}test/fixtures/twin-server.mjs`;
+const twin = (name: string, extra: Record<string, unknown> = {}, ...flags: string[]) => ({
+  command: NODE,
+  args: [TWIN, "--name", name, ...flags],
+  ...extra,
+});
+
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((resource) => resource.close()));
+});
+
+async function yardOf(
+  config: Record<string, unknown>,
+  options: Parameters<typeof Switchyard.connect>[1] = {},
+) {
+  const yard = await Switchyard.connect(config, options);
+  opened.push(yard);
+  for (const state of yard.servers()) expect(state.status, state.error).toBe("ready");
+  return yard;
+}
+
+/** Kill the server's process from outside and wait until the Switchyard sees it as `status`. */
+async function kill(yard: Switchyard, server: string, status: string) {
+  const pid = yard.servers().find((state) => state.name === server)!.pid!;
+  process.kill(pid, "SIGKILL");
+  await waitFor(() => yard.servers().find((state) => state.name === server)?.status === status);
+}
+
+describe("fallback servers", () => {
+  it("serve a failed server's tool: servedBy in the result, the events and the stored record", async () => {
+    const store: Store = await openStore({
+      path: path.join(mkdtempSync(path.join(tmpdir(), "switchyard-fallback-")), "s.db"),
+    });
+    opened.push(store);
+    const events: SwitchyardEvent[] = [];
+    const yard = await yardOf(
+      {
+        mcpServers: {
+          primary: twin("primary", { fallback: "backup", restart: { maxRestarts: 0 } }),
+          backup: twin("backup"),
+        },
+      },
+      { store },
+    );
+    yard.observe((event) => events.push(event));
+    const own = await yard.callTool("primary_lookup", { key: "a" });
+    expect(own.text).toBe("primary: a");
+    expect(own.servedBy).toBeUndefined();
+    await kill(yard, "primary", "failed");
+    const served = await yard.callTool("primary_lookup", { key: "b" });
+    expect(served.text).toBe("backup: b");
+    expect(served.servedBy).toBe("backup");
+    expect(events.filter((event) => event.type === "call_finished").at(-1)).toMatchObject({
+      name: "primary_lookup",
+      server: "primary",
+      servedBy: "backup",
+    });
+    await yard.close();
+    const runs = await store.runs();
+    const calls = (await Promise.all(runs.map((run) => store.run(run.id)))).flatMap((run) => run!.calls);
+    expect(calls.map((call) => [call.name, call.server, call.servedBy, call.ok])).toEqual(
+      expect.arrayContaining([
+        ["primary_lookup", "primary", undefined, true],
+        ["primary_lookup", "primary", "backup", true],
+      ]),
+    );
+  });
+
+  it("serve a restarting server's tool rather than wait out its restart", async () => {
+    const yard = await yardOf({
+      mcpServers: {
+        primary: twin("primary", { fallback: ["backup"], restart: { maxRestarts: 3, backoffMs: 60_000 } }),
+        backup: twin("backup"),
+      },
+    });
+    await kill(yard, "primary", "restarting");
+    const served = await yard.callTool("primary_lookup", { key: "r" }, { timeoutMs: 5_000 });
+    expect(served).toMatchObject({ text: "backup: r", servedBy: "backup" });
+  });
+
+  it("serve a tool whose server's circuit breaker is open", async () => {
+    const yard = await yardOf({
+      mcpServers: {
+        primary: twin(
+          "primary",
+          { fallback: "backup", timeoutMs: 200, circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 } },
+          "--hang-on-call",
+        ),
+        backup: twin("backup"),
+      },
+    });
+    // Its call was sent and timed out: it may have run, so it is not sent again elsewhere.
+    await expect(yard.callTool("primary_lookup", { key: "t" })).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect(yard.servers().find((state) => state.name === "primary")!.breaker).toBe("open");
+    const served = await yard.callTool("primary_lookup", { key: "o" });
+    expect(served).toMatchObject({ text: "backup: o", servedBy: "backup" });
+  });
+
+  it("fail as the server failed when the policy denies the fallback", async () => {
+    const yard = await yardOf({
+      mcpServers: {
+        primary: twin("primary", { fallback: "backup", restart: { maxRestarts: 0 } }),
+        backup: twin("backup"),
+      },
+      policy: { default: "allow", rules: [{ id: "no-backup", effect: "deny", servers: ["backup"] }] },
+    });
+    await kill(yard, "primary", "failed");
+    await expect(yard.callTool("primary_lookup", { key: "d" })).rejects.toMatchObject({
+      code: "SERVER_UNAVAILABLE",
+      server: "primary",
+    });
+  });
+
+  it("fail as the server failed when the fallback has no tool of that name", async () => {
+    const yard = await yardOf({
+      mcpServers: {
+        primary: twin("primary", { fallback: "backup", restart: { maxRestarts: 0 } }),
+        backup: twin("backup", {}, "--tools", "other"),
+      },
+    });
+    await kill(yard, "primary", "failed");
+    await expect(yard.callTool("primary_lookup", { key: "n" })).rejects.toMatchObject({
+      code: "SERVER_UNAVAILABLE",
+      server: "primary",
+    });
+  });
+
+  it("are checked: the servers named exist, are not the server itself, and go round in no circle", async () => {
+    const config = (servers: Record<string, unknown>) => Switchyard.connect({ mcpServers: servers });
+    await expect(config({ a: twin("a", { fallback: "nope" }) })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining('mcpServers.a.fallback: no server named "nope"'),
+    });
+    await expect(config({ a: twin("a", { fallback: "a" }) })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining("cannot be its own fallback"),
+    });
+    await expect(
+      config({ a: twin("a", { fallback: "b" }), b: twin("b", { fallback: ["a"] }) }),
+    ).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining("a → b → a"),
+    });
+  });
+});
