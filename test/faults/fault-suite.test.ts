@@ -34,5 +34,7 @@ describe("the fault suite", () => {
     expect(report.restarts).toBeGreaterThan(0);
     // The noisy server (50–250 ms a call at random, its adaptive limit) took its share and lost none.
     expect(report.noisy.calls).toBeGreaterThan(100);
+    // While p1 was down its calls went to its fallback b1: every one answered, none lost.
+    expect(report.fallback).toMatchObject({ calls: 50, ok: 50, servedBy: 50 });
   }, 120_000);
 });

@@ -74,6 +74,11 @@ export interface FaultReport {
    * many were answered, and where its limit stood when they settled (the median; it starts at 8).
    */
   noisy: { calls: number; ok: number; limit: number };
+  /**
+   * The primary with a fallback (p1, `fallback: "b1"`), after the storm: calls made at once while p1's
+   * process was killed and restarting — how many were answered with their own id, and by b1.
+   */
+  fallback: { calls: number; ok: number; servedBy: number };
   /** Every server ready and answering after the storm. */
   healthyAfter: boolean;
   wallMs: number;
@@ -119,6 +124,9 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       s2: stdio(2),
       s3: stdio(3),
       n1: noisy,
+      // A primary whose calls go to b1 while it is down (issue 27); its restarts take a little longer.
+      p1: { ...stdio(5), fallback: "b1", restart: { maxRestarts: 100, backoffMs: 300 } },
+      b1: stdio(6),
       h1: {
         url: "http://127.0.0.1:{{port}}/mcp",
         transport: "http",
@@ -128,7 +136,11 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       },
     },
   });
-  const servers = yard.servers().map((s) => ({ name: s.name, transport: s.transport }));
+  // The storm goes to the fleet as before; the fallback pair gets its own round after it.
+  const servers = yard
+    .servers()
+    .filter((s) => s.name !== "p1" && s.name !== "b1")
+    .map((s) => ({ name: s.name, transport: s.transport }));
 
   const faults: Record<string, number> = {};
   const outcomes: Record<string, number> = {};
@@ -195,13 +207,14 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
   };
   await Promise.all(Array.from({ length: total }, (_, index) => one(index)));
   const wallMs = Math.round(performance.now() - started);
+  const fallback = await fallbackRound(yard, 50);
 
   // The fleet ends healthy: every server back (restarts may still be finishing) and answering.
   let healthyAfter = true;
   const until = Date.now() + 10_000;
   while (yard.servers().some((s) => s.status !== "ready") && Date.now() < until) await sleep(50);
   await sleep(Math.max(...yard.servers().map(() => common.circuitBreaker.cooldownMs)) + 50);
-  for (const { name } of servers) {
+  for (const { name } of yard.servers()) {
     const result = await yard.callTool(`${name}_work`, { id: "final" }).catch(() => undefined);
     if (result?.text !== "done final") healthyAfter = false;
   }
@@ -221,7 +234,7 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
     outcomesByFault,
     samples,
     wrong,
-    lost: total - settled.size + settledTwice,
+    lost: total - settled.size + settledTwice + (fallback.calls - fallback.settled),
     crossed,
     late,
     healthyLatencyMs: { p50: at(0.5), p99: at(0.99) },
@@ -234,9 +247,36 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       ok: noisyOk,
       limit: noisyLimits.sort((a, b) => a - b)[noisyLimits.length >> 1] ?? 0,
     },
+    fallback: { calls: fallback.calls, ok: fallback.ok, servedBy: fallback.servedBy },
     healthyAfter,
     wallMs,
   };
+}
+
+/**
+ * Kill p1's process and, while it is down (restarting), make `calls` calls to its tool at once: each
+ * must settle once, answered with its own id — by its fallback b1.
+ */
+async function fallbackRound(yard: Switchyard, calls: number) {
+  const until = Date.now() + 10_000;
+  const p1 = () => yard.servers().find((s) => s.name === "p1")!;
+  while (p1().status !== "ready" && Date.now() < until) await sleep(20);
+  const pid = p1().pid;
+  if (pid !== undefined) process.kill(pid, "SIGKILL");
+  while (p1().status === "ready" && Date.now() < until) await sleep(2);
+  let settled = 0;
+  let ok = 0;
+  let servedBy = 0;
+  await Promise.all(
+    Array.from({ length: calls }, async (_, index) => {
+      const id = `fallback-${index}`;
+      const result = await yard.callTool("p1_work", { id }).catch(() => undefined);
+      settled += 1;
+      if (result?.text === `done ${id}`) ok += 1;
+      if (result?.servedBy === "b1") servedBy += 1;
+    }),
+  );
+  return { calls, settled, ok, servedBy };
 }
 
 function pick(random: () => number, transport: "stdio" | "http"): Fault {

@@ -11,7 +11,7 @@ const counts = (record: Record<string, number>) =>
     .join(", ");
 
 console.log(
-  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (4 stdio, one of them noisy: 50–250 ms a call; 1 Streamable HTTP)\n`,
+  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (4 stdio, one of them noisy: 50–250 ms a call; 1 Streamable HTTP; then a primary with a fallback)\n`,
 );
 line("faults injected", counts(report.faults));
 line("outcomes", counts(report.outcomes));
@@ -21,6 +21,10 @@ line("restarts", report.restarts);
 line(
   "noisy server",
   `${report.noisy.ok} of ${report.noisy.calls} answered; its adaptive limit ${report.noisy.limit} (median as they settled; from 8)`,
+);
+line(
+  "fallback (p1 → b1)",
+  `p1 killed after the storm: ${report.fallback.ok} of ${report.fallback.calls} calls answered, ${report.fallback.servedBy} by b1`,
 );
 line("breaker openings", report.breakerOpenings);
 line("wall time", `${report.wallMs} ms`);
