@@ -99,7 +99,7 @@ function matches(
   needle: string | undefined,
 ): boolean {
   if (tool && !run.calls.some((call) => call.name === tool || call.tool === tool)) return false;
-  if (server && !run.calls.some((call) => call.server === server)) return false;
+  if (server && !run.calls.some((call) => call.server === server || call.servedBy === server)) return false;
   if (!needle) return true;
   const texts = [
     run.input,

@@ -253,7 +253,7 @@ function timeline(run) {
       open: call.ok === undefined,
       failed: call.ok === false,
       code: call.error?.code,
-      title: `${call.name} on ${call.server ?? "(local)"}: ${call.ok === undefined ? "running" : call.ok ? "ok" : call.error?.code} ${ms(call.ms)}${call.wire?.attempts > 1 ? `, ${call.wire.attempts} attempts` : ""}`,
+      title: `${call.name} on ${call.server ?? "(local)"}${call.servedBy ? ` (served by ${call.servedBy})` : ""}: ${call.ok === undefined ? "running" : call.ok ? "ok" : call.error?.code} ${ms(call.ms)}${call.wire?.attempts > 1 ? `, ${call.wire.attempts} attempts` : ""}`,
     });
   }
   const now = Date.now() - t0;
@@ -414,7 +414,12 @@ function callsSection(run) {
           call.name,
         ),
       ),
-      h("td", {}, call.server ?? "(local)"),
+      h(
+        "td",
+        {},
+        call.server ?? "(local)",
+        call.servedBy ? h("span", { class: "served-by" }, ` → served by ${call.servedBy}`) : null,
+      ),
       h("td", { class: "num" }, call.step ?? "–"),
       h(
         "td",
