@@ -1,5 +1,6 @@
 import { Deadline } from "../abort.js";
 import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
+import { baseToolName } from "../catalog/naming.js";
 import { isSwitchyardError } from "../errors.js";
 import { checkToolArguments } from "./arguments.js";
 import { admit, type PolicyStageOptions } from "./policy-step.js";
@@ -77,6 +78,19 @@ export async function chooseFallback(
     return { resolved: there, context: moved };
   }
   return undefined;
+}
+
+/**
+ * A tool call that could not be resolved because its server never listed its tools (it failed to
+ * start), when that server has fallbacks: resolved to the server with the tool's own name as the
+ * name's namespace implies, `unlisted` holding the failure. Undefined for any other failure.
+ */
+export function unlistedTool(name: string, error: unknown, parts: FallbackParts): Resolved | undefined {
+  if (!isSwitchyardError(error, "SERVER_UNAVAILABLE") || error.server === undefined) return undefined;
+  const server = parts.server(error.server);
+  if (!server?.fallback) return undefined;
+  const tool = name.slice(baseToolName(server.namespace, "").length);
+  return { name, server: error.server, tool, target: { name, server: error.server, tool }, unlisted: error };
 }
 
 /** A server's tool by its own name, when it can be called (listed, not quarantined, supported). */

@@ -11,7 +11,7 @@ import { describeTarget, refusalFields } from "./approval.js";
 import { checkToolArguments, completionArgument, parseArgumentsText, promptArguments } from "./arguments.js";
 import type { AuditWriter } from "./audit-writer.js";
 import { checkRequestInput, labelOf } from "./check-input.js";
-import { chooseFallback, couldNotServe, type FallbackCall } from "./fallback.js";
+import { chooseFallback, couldNotServe, type FallbackCall, unlistedTool } from "./fallback.js";
 import type { ToolResult } from "./normalize.js";
 import type { PolicyEngine } from "./policy.js";
 import { admit } from "./policy-step.js";
@@ -108,8 +108,13 @@ export class RequestPipeline {
     try {
       resolved = resolveRequest(input, this.#parts);
     } catch (error) {
-      record.started(undefined);
-      return this.#failed(record, undefined, error);
+      const asked = input as RequestInput;
+      const unlisted = asked.kind === "tool" ? unlistedTool(asked.name, error, this.#parts) : undefined;
+      if (!unlisted) {
+        record.started(undefined);
+        return this.#failed(record, undefined, error);
+      }
+      resolved = unlisted;
     }
     record.started({ server: resolved.server, tool: resolved.tool });
     const context = this.#context(input, id, resolved);
@@ -166,6 +171,8 @@ export class RequestPipeline {
     record: RequestRecord,
   ): Promise<RequestResult> {
     if (input.signal?.aborted) throw this.#cancelledBefore(context, input.signal);
+    if (input.kind === "tool" && resolved.unlisted)
+      return this.#unlistedCall(input, resolved, context, record);
     if (input.kind === "tool") {
       const schema = (resolved.local?.inputSchema ?? resolved.entry!.inputSchema) as JsonSchema;
       const given =
@@ -233,6 +240,37 @@ export class RequestPipeline {
       if (!moved) throw error;
       return this.#sendFallback(input, moved, record);
     }
+  }
+
+  /**
+   * A tool call of a server that never listed its tools: only a fallback can serve it (checked and
+   * admitted there); with none, it fails as resolving it did.
+   */
+  async #unlistedCall(
+    input: Extract<RequestInput, { kind: "tool" }>,
+    resolved: Resolved,
+    context: RequestContext,
+    record: RequestRecord,
+  ): Promise<RequestResult> {
+    const given =
+      input.argumentsText !== undefined
+        ? parseArgumentsText(input.argumentsText, resolved, { type: "object" })
+        : input.arguments;
+    const refused = input.check?.({
+      name: resolved.name,
+      server: resolved.server,
+      tool: resolved.tool,
+      args: given ?? {},
+    });
+    if (refused)
+      throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
+        refusal: refused,
+      });
+    context.args = (given ?? {}) as Record<string, unknown>;
+    const fallbacks = this.#parts.server(resolved.server)!.fallback!;
+    const moved = await chooseFallback(fallbacks, resolved, context, this.#parts);
+    if (!moved) throw resolved.unlisted;
+    return this.#sendFallback(input, moved, record);
   }
 
   /** A tool call sent to a fallback: recorded as served by it, its result says so (`servedBy`). */

@@ -19,6 +19,11 @@ export interface Resolved {
   local?: LocalCall;
   /** What the policy decides on. */
   target: PolicyTarget;
+  /**
+   * A tool of a server that never listed its tools (it failed to start) and has a `fallback`: why it
+   * cannot be called there (calls/fallback.ts).
+   */
+  unlisted?: SwitchyardError;
 }
 
 /** What resolving reads: the catalogs, and which servers there are and how they stand. */

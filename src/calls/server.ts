@@ -30,6 +30,11 @@ export class ManagedServer {
     return this.#connection.name;
   }
 
+  /** The prefix of its tools' catalog names (`namespace`), or false. */
+  get namespace(): string | false {
+    return this.#connection.config.namespace;
+  }
+
   /** The servers (in order) that serve this one's tool calls while it is down; undefined: none. */
   get fallback(): readonly string[] | undefined {
     return this.#connection.config.fallback;

@@ -77,6 +77,31 @@ describe("fallback servers", () => {
     );
   });
 
+  it("serve the tools of a server that crashed on start (never listed), checked and admitted on the fallback", async () => {
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        primary: {
+          command: NODE,
+          args: ["-e", "process.exit(1)"],
+          fallback: "backup",
+          restart: { maxRestarts: 0 },
+        },
+        backup: twin("backup"),
+      },
+    });
+    opened.push(yard);
+    expect(yard.servers().find((state) => state.name === "primary")!.status).toBe("failed");
+    expect(await yard.callTool("primary_lookup", { key: "s" })).toMatchObject({
+      text: "backup: s",
+      servedBy: "backup",
+    });
+    // The fallback tool's schema checks the arguments: none fit, so no fallback; the server's failure.
+    await expect(yard.callTool("primary_lookup", { nokey: 1 })).rejects.toMatchObject({
+      code: "SERVER_UNAVAILABLE",
+      server: "primary",
+    });
+  });
+
   it("serve a restarting server's tool rather than wait out its restart", async () => {
     const yard = await yardOf({
       mcpServers: {
