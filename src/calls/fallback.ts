@@ -1,11 +1,15 @@
 import { Deadline } from "../abort.js";
 import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
 import { baseToolName } from "../catalog/naming.js";
-import { isSwitchyardError } from "../errors.js";
-import { checkToolArguments } from "./arguments.js";
+import { isSwitchyardError, SwitchyardError } from "../errors.js";
+import { refusalFields } from "./approval.js";
+import { checkToolArguments, parseArgumentsText } from "./arguments.js";
+import type { ToolResult } from "./normalize.js";
 import { admit, type PolicyStageOptions } from "./policy-step.js";
-import type { RequestContext } from "./request.js";
+import type { RequestRecord } from "./recorder.js";
+import type { RequestContext, RequestInput, RequestResult } from "./request.js";
 import type { Resolved } from "./resolve.js";
+import { isRepeatable } from "./retry.js";
 import type { ManagedServer } from "./server.js";
 import type { JsonSchema } from "./validate.js";
 
@@ -19,6 +23,84 @@ export interface FallbackParts extends PolicyStageOptions {
 export interface FallbackCall {
   resolved: Resolved;
   context: RequestContext;
+}
+
+/** Sends an admitted request to the server `resolved` names (the pipeline's guarded send). */
+export type SendTo = (resolved: Resolved, context: RequestContext) => Promise<RequestResult>;
+
+/**
+ * A tool call whose server names fallbacks: to the first that can serve it when the server is down
+ * now, else to the server — and, when it could not serve it (see {@link couldNotServe}), to a fallback.
+ * With none that can, the call fails as the server failed it.
+ */
+export async function serveWithFallback(
+  fallbacks: readonly string[],
+  resolved: Resolved,
+  context: RequestContext,
+  record: RequestRecord,
+  parts: FallbackParts,
+  send: SendTo,
+): Promise<RequestResult> {
+  if (parts.server(resolved.server)!.down) {
+    const moved = await chooseFallback(fallbacks, resolved, context, parts);
+    if (moved) return sendFallback(moved, record, send);
+  }
+  try {
+    return await send(resolved, context);
+  } catch (error) {
+    if (!couldNotServe(error, isRepeatable(resolved.entry?.annotations))) throw error;
+    const moved = await chooseFallback(fallbacks, resolved, context, parts);
+    if (!moved) throw error;
+    return sendFallback(moved, record, send);
+  }
+}
+
+/**
+ * A tool call of a server that never listed its tools ({@link unlistedTool}): only a fallback can
+ * serve it, checked and admitted there (the run's `check` first); with none, it fails as resolving did.
+ */
+export async function serveUnlisted(
+  input: Extract<RequestInput, { kind: "tool" }>,
+  resolved: Resolved,
+  context: RequestContext,
+  record: RequestRecord,
+  parts: FallbackParts,
+  send: SendTo,
+): Promise<RequestResult> {
+  const given =
+    input.argumentsText !== undefined
+      ? parseArgumentsText(input.argumentsText, resolved, { type: "object" })
+      : input.arguments;
+  const refused = input.check?.({
+    name: resolved.name,
+    server: resolved.server,
+    tool: resolved.tool,
+    args: given ?? {},
+  });
+  if (refused)
+    throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
+      refusal: refused,
+    });
+  context.args = (given ?? {}) as Record<string, unknown>;
+  const moved = await chooseFallback(parts.server(resolved.server)!.fallback!, resolved, context, parts);
+  if (!moved) throw resolved.unlisted;
+  return sendFallback(moved, record, send);
+}
+
+/** A tool call sent to a fallback: recorded as served by it, and its result says so (`servedBy`). */
+async function sendFallback(
+  moved: FallbackCall,
+  record: RequestRecord,
+  send: SendTo,
+): Promise<RequestResult> {
+  const servedBy = moved.context.server;
+  record.servedBy(servedBy);
+  record.admitted(moved.context);
+  try {
+    return { ...((await send(moved.resolved, moved.context)) as ToolResult), servedBy };
+  } finally {
+    moved.context.deadline.dispose();
+  }
 }
 
 /**

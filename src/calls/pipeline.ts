@@ -11,8 +11,7 @@ import { describeTarget, refusalFields } from "./approval.js";
 import { checkToolArguments, completionArgument, parseArgumentsText, promptArguments } from "./arguments.js";
 import type { AuditWriter } from "./audit-writer.js";
 import { checkRequestInput, labelOf } from "./check-input.js";
-import { chooseFallback, couldNotServe, type FallbackCall, unlistedTool } from "./fallback.js";
-import type { ToolResult } from "./normalize.js";
+import { serveUnlisted, serveWithFallback, unlistedTool } from "./fallback.js";
 import type { PolicyEngine } from "./policy.js";
 import { admit } from "./policy-step.js";
 import { type RecorderParts, RequestRecord } from "./recorder.js";
@@ -172,7 +171,9 @@ export class RequestPipeline {
   ): Promise<RequestResult> {
     if (input.signal?.aborted) throw this.#cancelledBefore(context, input.signal);
     if (input.kind === "tool" && resolved.unlisted)
-      return this.#unlistedCall(input, resolved, context, record);
+      return serveUnlisted(input, resolved, context, record, this.#parts, (where, moved) =>
+        this.#send(input, where, moved, record),
+      );
     if (input.kind === "tool") {
       const schema = (resolved.local?.inputSchema ?? resolved.entry!.inputSchema) as JsonSchema;
       const given =
@@ -228,66 +229,9 @@ export class RequestPipeline {
   ): Promise<RequestResult> {
     const fallbacks = input.kind === "tool" ? this.#parts.server(resolved.server)?.fallback : undefined;
     if (!fallbacks) return this.#send(input, resolved, context, record);
-    if (this.#parts.server(resolved.server)!.down) {
-      const moved = await chooseFallback(fallbacks, resolved, context, this.#parts);
-      if (moved) return this.#sendFallback(input, moved, record);
-    }
-    try {
-      return await this.#send(input, resolved, context, record);
-    } catch (error) {
-      if (!couldNotServe(error, isRepeatable(resolved.entry?.annotations))) throw error;
-      const moved = await chooseFallback(fallbacks, resolved, context, this.#parts);
-      if (!moved) throw error;
-      return this.#sendFallback(input, moved, record);
-    }
-  }
-
-  /**
-   * A tool call of a server that never listed its tools: only a fallback can serve it (checked and
-   * admitted there); with none, it fails as resolving it did.
-   */
-  async #unlistedCall(
-    input: Extract<RequestInput, { kind: "tool" }>,
-    resolved: Resolved,
-    context: RequestContext,
-    record: RequestRecord,
-  ): Promise<RequestResult> {
-    const given =
-      input.argumentsText !== undefined
-        ? parseArgumentsText(input.argumentsText, resolved, { type: "object" })
-        : input.arguments;
-    const refused = input.check?.({
-      name: resolved.name,
-      server: resolved.server,
-      tool: resolved.tool,
-      args: given ?? {},
-    });
-    if (refused)
-      throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
-        refusal: refused,
-      });
-    context.args = (given ?? {}) as Record<string, unknown>;
-    const fallbacks = this.#parts.server(resolved.server)!.fallback!;
-    const moved = await chooseFallback(fallbacks, resolved, context, this.#parts);
-    if (!moved) throw resolved.unlisted;
-    return this.#sendFallback(input, moved, record);
-  }
-
-  /** A tool call sent to a fallback: recorded as served by it, its result says so (`servedBy`). */
-  async #sendFallback(
-    input: RequestInput,
-    moved: FallbackCall,
-    record: RequestRecord,
-  ): Promise<RequestResult> {
-    const servedBy = moved.context.server;
-    record.servedBy(servedBy);
-    record.admitted(moved.context);
-    try {
-      const result = await this.#send(input, moved.resolved, moved.context, record);
-      return { ...(result as ToolResult), servedBy };
-    } finally {
-      moved.context.deadline.dispose();
-    }
+    return serveWithFallback(fallbacks, resolved, context, record, this.#parts, (where, moved) =>
+      this.#send(input, where, moved, record),
+    );
   }
 
   /** The admitted request to its server, through the server's guard; its answer as the caller gets it. */
