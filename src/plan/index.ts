@@ -1,4 +1,5 @@
 // switchyard/plan: declared graphs of tool calls, run over a Switchyard without a model.
+export type { PlanCompensation } from "./compensate.js";
 export { ExpressionError, type ExpressionPath, findPaths, parsePath, resolveValue } from "./expressions.js";
 export {
   checkPlan,

@@ -7,6 +7,12 @@ import { ExpressionError, findPaths } from "./expressions.js";
 /** How long a whole plan may run when it sets no `timeoutMs` (it lives in config/defaults.ts). */
 export { DEFAULT_PLAN_CONCURRENCY, DEFAULT_PLAN_TIMEOUT_MS } from "../config/defaults.js";
 
+/** A tool call that undoes a completed step (`compensate:`), run when the plan says `onFailure: compensate`. */
+const compensateSchema = z.strictObject({
+  tool: z.string({ error: "expected a catalog tool name" }).min(1),
+  args: z.record(z.string(), z.unknown(), { error: "expected an object of arguments" }).optional(),
+});
+
 const stepSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z_][\w-]*$/, "expected an id of letters, digits, _ or -"),
   tool: z.string({ error: "expected a catalog tool name" }).min(1),
@@ -14,6 +20,7 @@ const stepSchema = z.strictObject({
   needs: z.array(z.string(), { error: "expected an array of step ids" }).optional(),
   timeoutMs: z.number().int().positive().optional(),
   description: z.string().optional(),
+  compensate: compensateSchema.optional(),
 });
 
 const inputSchema = z.union([
@@ -28,6 +35,11 @@ export const planSchema = z.strictObject({
   timeoutMs: z.number().int().positive().optional(),
   /** Steps that may run at once; default `DEFAULT_PLAN_CONCURRENCY`. */
   concurrency: z.number().int({ error: "expected a whole number of steps" }).positive().optional(),
+  /**
+   * What a failed run does: `stop` (default) leaves completed steps as they are; `compensate` runs the
+   * `compensate:` call of every completed step, in reverse order of completion.
+   */
+  onFailure: z.enum(["stop", "compensate"]).optional(),
   steps: z.array(stepSchema, { error: "expected a list of steps" }).min(1, "expected at least one step"),
   outputs: z.record(z.string(), z.unknown()).optional(),
 });
@@ -77,6 +89,14 @@ export function checkPlan(raw: unknown, source = "plan"): Plan {
       if (need === step.id) throw invalid(source, `step ${step.id} depends on itself`);
     }
     dependencies.set(step.id, needs);
+    for (const path of pathsOf(step.compensate?.args, source, `step ${step.id}'s compensate`)) {
+      const [root, name] = path.keys;
+      if (root === "steps" && !ids.has(String(name)))
+        throw invalid(
+          source,
+          `step ${step.id}'s compensate uses {{${path.text}}}, but there is no step "${name}"`,
+        );
+    }
   }
   for (const path of pathsOf(spec.outputs, source, "outputs")) {
     if (path.keys[0] === "steps" && !ids.has(String(path.keys[1]))) {

@@ -2,8 +2,11 @@ import type { JsonSchema } from "../calls/validate.js";
 import { validateArguments } from "../calls/validate.js";
 import { closestNames, didYouMean, SwitchyardError } from "../errors.js";
 import { ExpressionError, findPaths, resolveValue } from "./expressions.js";
-import type { Plan, PlanStepSpec } from "./plan.js";
+import type { Plan } from "./plan.js";
 import type { RunPlanOptions } from "./run-plan.js";
+
+/** A tool call of a plan: a step's, or its compensation's. */
+type CallSpec = { tool: string; args?: Record<string, unknown> | undefined };
 
 /**
  * Check a plan against a host and its input before anything runs, and return the input with the plan's
@@ -25,23 +28,29 @@ export function preflightPlan(
   checkInputNames(plan, given);
   const input = planInput(plan, given);
   const { host } = options;
-  const unknown = plan.steps.filter((step) => !host.describeTool(step.tool));
+  // Each step's call, and its compensation (`compensate:`): every tool must be in the catalog.
+  const calls = plan.steps.flatMap((step) => [
+    { step, call: step as CallSpec, what: `step ${step.id} uses` },
+    ...(step.compensate ? [{ step, call: step.compensate, what: `step ${step.id} compensates with` }] : []),
+  ]);
+  const unknown = calls.filter(({ call }) => !host.describeTool(call.tool));
   if (unknown.length > 0) {
-    const lines = unknown.map((step) => {
-      const near = host.suggestTools?.(step.tool) ?? [];
-      const hint = (near.length && didYouMean(step.tool, near)) || "list the tools to see what there is";
-      return `step ${step.id} uses tool ${step.tool}, which is not in the catalog; ${hint}`;
+    const lines = unknown.map(({ call, what }) => {
+      const near = host.suggestTools?.(call.tool) ?? [];
+      const hint = (near.length && didYouMean(call.tool, near)) || "list the tools to see what there is";
+      return `${what} tool ${call.tool}, which is not in the catalog; ${hint}`;
     });
-    throw new SwitchyardError("TOOL_NOT_FOUND", lines.join(". "), { tool: unknown[0]!.tool });
+    throw new SwitchyardError("TOOL_NOT_FOUND", lines.join(". "), { tool: unknown[0]!.call.tool });
   }
   const bad: string[] = [];
-  for (const step of plan.steps) {
-    const entry = host.describeTool(step.tool)!;
+  for (const { step, call } of calls) {
+    const entry = host.describeTool(call.tool)!;
     if (!entry.inputSchema) continue;
-    const problems = knownArgumentProblems(step, entry.inputSchema, input);
+    const problems = knownArgumentProblems(call, entry.inputSchema, input);
+    const which = call === step ? `step ${step.id}` : `step ${step.id}'s compensate`;
     if (problems.length > 0)
       bad.push(
-        `step ${step.id} (tool ${step.tool}, ${entry.tool} on server ${entry.server}): ${problems.join("; ")}`,
+        `${which} (tool ${call.tool}, ${entry.tool} on server ${entry.server}): ${problems.join("; ")}`,
       );
   }
   if (bad.length > 0) {
@@ -59,11 +68,7 @@ export function preflightPlan(
  * (the pipeline's own check). Arguments that read an earlier step are accepted as they stand: their
  * properties take any value here, and are checked when the step runs.
  */
-function knownArgumentProblems(
-  step: PlanStepSpec,
-  schema: JsonSchema,
-  input: Record<string, unknown>,
-): string[] {
+function knownArgumentProblems(step: CallSpec, schema: JsonSchema, input: Record<string, unknown>): string[] {
   const args: Record<string, unknown> = {};
   const later = new Set<string>();
   const problems: string[] = [];

@@ -14,6 +14,7 @@ import {
 } from "../telemetry/events.js";
 import type { Redactor } from "../telemetry/redact.js";
 import { RunSpans } from "../telemetry/tracer.js";
+import { compensate, type PlanCompensation } from "./compensate.js";
 import { ExpressionError, resolveValue } from "./expressions.js";
 import { DEFAULT_PLAN_CONCURRENCY, DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
 import { preflightPlan } from "./preflight.js";
@@ -66,6 +67,11 @@ export interface PlanResult {
   ok: boolean;
   steps: PlanStepResult[];
   outputs: Record<string, unknown>;
+  /**
+   * With `onFailure: compensate`, when the run failed: each completed step's compensation, in the order
+   * they ran (latest completed step first). Absent when nothing was to be compensated.
+   */
+  compensations?: PlanCompensation[];
   /** The run as records carry it: `kind: "plan"`, outcome `ok` or `failed`, one call per step. */
   record: RunRecord;
 }
@@ -137,6 +143,8 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
   const deadline = new Deadline(timeoutMs);
   const signal = deadline.signalWith(options.signal);
   const scope = { input, steps: {} as Record<string, StepScope> };
+  /** Ids of the steps that succeeded, in the order they did (what `onFailure: compensate` undoes). */
+  const completed: string[] = [];
   const { host } = options;
   const redactor = host.redactor;
   const spans = new RunSpans({ kind: "plan", runId, ...(plan.name ? { name: plan.name } : {}) });
@@ -188,9 +196,10 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
         content: answer.content,
         isError: answer.isError,
       };
-      return answer.isError
-        ? { ...base, status: "failed", ok: false, error: record.error!, result: answer }
-        : { ...base, status: "ok", ok: true, result: answer };
+      if (answer.isError)
+        return { ...base, status: "failed", ok: false, error: record.error!, result: answer };
+      completed.push(step.id);
+      return { ...base, status: "ok", ok: true, result: answer };
     }
     const error = record.error ?? { code: outcome.error.code, message: outcome.error.message };
     if (refusal?.code === "SKIPPED") return { ...base, ms: 0, status: "skipped", ok: false, error };
@@ -234,7 +243,20 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
   const steps = await Promise.all(plan.steps.map((step) => results.get(step.id)!));
   deadline.dispose();
   const ok = steps.every((step) => step.ok);
+  const compensations =
+    !ok && plan.onFailure === "compensate"
+      ? await compensate(plan, completed, {
+          host,
+          runId,
+          scope,
+          ...(options.identity ? { identity: options.identity } : {}),
+          ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+        })
+      : [];
   const firstFailure = steps.find((step) => step.status === "failed");
+  const undone = compensations.length
+    ? `; compensated: ${compensations.map((c) => (c.ok ? c.id : `${c.id} (failed: ${c.error?.message})`)).join(", ")}`
+    : "";
   const record: RunRecord = {
     id: runId,
     kind: "plan",
@@ -242,12 +264,17 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
     ms: elapsedMs(runStarted),
     outcome: ok ? "ok" : "failed",
     steps: [],
-    calls: steps.map((step) => callRecord(runId, step)),
+    calls: [
+      ...steps.map((step) => callRecord(runId, step)),
+      ...compensations.map((c) =>
+        callRecord(runId, { ...c, id: `${c.id}.compensate`, status: c.ok ? "ok" : "failed" }),
+      ),
+    ],
     ...(firstFailure?.error
       ? {
           error: {
             code: firstFailure.error.code,
-            message: `step ${firstFailure.id}: ${firstFailure.error.message}`,
+            message: `step ${firstFailure.id}: ${firstFailure.error.message}${undone}`,
           },
         }
       : {}),
@@ -259,6 +286,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
     ok,
     steps,
     outputs: planOutputs(plan, scope),
+    ...(compensations.length ? { compensations } : {}),
     record: redactor ? redactor.value(record) : record,
   };
 }

@@ -28,7 +28,10 @@ export async function runCommand(
     },
   });
   if (ctx.out.json) ctx.out.data(planJson(result));
-  else ctx.out.result(`${renderTrace(result.steps)}\n\n${JSON.stringify(result.outputs, null, 2)}`);
+  else
+    ctx.out.result(
+      `${renderTrace(result.steps)}${renderCompensations(result)}\n\n${JSON.stringify(result.outputs, null, 2)}`,
+    );
   return result.ok ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -45,6 +48,17 @@ export function planJson(result: PlanResult) {
       ...(error ? { error: { code: error.code, message: error.message } } : {}),
     })),
     outputs: result.outputs,
+    ...(result.compensations
+      ? {
+          compensations: result.compensations.map(({ id, name, ok, ms, error }) => ({
+            id,
+            name,
+            ok,
+            ms,
+            ...(error ? { error: { code: error.code, message: error.message } } : {}),
+          })),
+        }
+      : {}),
   };
 }
 
@@ -68,6 +82,16 @@ export function renderTrace(steps: PlanStepResult[]): string {
     step.error ? [`${step.id} (${step.name}): ${describeStepError(step.error)}`] : [],
   );
   return reasons.length ? `${table}\n\n${reasons.join("\n")}` : table;
+}
+
+/** What was undone after a failure (`onFailure: compensate`), one line each, latest step first. */
+function renderCompensations(result: PlanResult): string {
+  if (!result.compensations) return "";
+  const lines = result.compensations.map(
+    (c) =>
+      `  ${c.id} (${c.name}) ${c.ok ? "undone" : `not undone: ${describeStepError(c.error ?? { code: "FAILED", message: "" })}`}`,
+  );
+  return `\n\ncompensated:\n${lines.join("\n")}`;
 }
 
 /** `key=value` pairs; a value that reads as JSON (a number, true, an object) is taken as such. */
