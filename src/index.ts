@@ -112,6 +112,7 @@ export type {
   Store,
   StoredAuditRecord,
   StoredCall,
+  StoredPlanCheckpoint,
   StoredRun,
   StoredSession,
   StoredStep,

@@ -190,7 +190,10 @@ function program(): Command {
     .command("run <plan>")
     .description("run a declared plan (a graph of tool calls) over the configured fleet")
     .option("--input <key=value...>", "a plan input; repeat for more")
-    .action(run((ctx, plan: string, flags: { input?: string[] }) => runCommand(ctx, plan, flags)));
+    .option("--resume <runId>", "continue a failed run of this plan after its last completed step")
+    .action(
+      run((ctx, plan: string, flags: { input?: string[]; resume?: string }) => runCommand(ctx, plan, flags)),
+    );
   cli
     .command("demo [scenario]")
     .description(

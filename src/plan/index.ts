@@ -1,4 +1,10 @@
 // switchyard/plan: declared graphs of tool calls, run over a Switchyard without a model.
+export {
+  type PlanCheckpointer,
+  type PlanResume,
+  type PlanStepOutput,
+  planHash,
+} from "./checkpoint.js";
 export type { PlanCompensation } from "./compensate.js";
 export { ExpressionError, type ExpressionPath, findPaths, parsePath, resolveValue } from "./expressions.js";
 export {

@@ -14,6 +14,7 @@ import {
 } from "../telemetry/events.js";
 import type { Redactor } from "../telemetry/redact.js";
 import { RunSpans } from "../telemetry/tracer.js";
+import { type PlanCheckpointer, type PlanResume, type PlanStepOutput, planHash } from "./checkpoint.js";
 import { compensate, type PlanCompensation } from "./compensate.js";
 import { ExpressionError, resolveValue } from "./expressions.js";
 import { DEFAULT_PLAN_CONCURRENCY, DEFAULT_PLAN_TIMEOUT_MS, type Plan, type PlanStepSpec } from "./plan.js";
@@ -55,6 +56,8 @@ export interface PlanStepResult {
   tool?: string;
   status: "ok" | "failed" | "skipped";
   ok: boolean;
+  /** A step completed by the run resumed (`resume`): not run again, its stored output used. */
+  restored?: true;
   ms: number;
   error?: PlanStepError;
   result?: ToolResult;
@@ -92,6 +95,10 @@ export interface RunPlanOptions {
   identity?: Identity;
   /** Steps that may run at once; default: the plan's `concurrency`, else `DEFAULT_PLAN_CONCURRENCY`. */
   concurrency?: number;
+  /** Checkpoint the run step by step (the run's plan and input, then each completed step's output). */
+  checkpoint?: PlanCheckpointer;
+  /** Continue a run: its id is kept, its completed steps are not run again and their outputs are read. */
+  resume?: PlanResume;
 }
 
 /** A counting semaphore: `acquire` resolves with the function that gives the slot back. */
@@ -113,12 +120,7 @@ function slots(count: number): () => Promise<() => void> {
 }
 
 /** What a step's later steps can read as `steps.<id>.…`. */
-interface StepScope {
-  text: string;
-  structured: unknown;
-  content: unknown;
-  isError: boolean;
-}
+type StepScope = PlanStepOutput;
 
 /**
  * Run a plan: each step starts as soon as the steps it depends on have succeeded, so independent steps
@@ -136,7 +138,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       "INVALID_INPUT",
       `runPlan: concurrency must be a whole number of steps, at least 1 (got ${concurrency})`,
     );
-  const runId = newId("run");
+  const runId = options.resume?.runId ?? newId("run");
   const startedAt = new Date().toISOString();
   const runStarted = performance.now();
   const timeoutMs = options.timeoutMs ?? plan.timeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS;
@@ -145,6 +147,15 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
   const scope = { input, steps: {} as Record<string, StepScope> };
   /** Ids of the steps that succeeded, in the order they did (what `onFailure: compensate` undoes). */
   const completed: string[] = [];
+  const restored = new Set<string>();
+  for (const { id, output } of options.resume?.completed ?? []) {
+    if (!plan.steps.some((step) => step.id === id)) continue;
+    scope.steps[id] = output;
+    completed.push(id);
+    restored.add(id);
+  }
+  const { checkpoint } = options;
+  if (checkpoint && !options.resume) await checkpoint.started(runId, planHash(plan), input);
   const { host } = options;
   const redactor = host.redactor;
   const spans = new RunSpans({ kind: "plan", runId, ...(plan.name ? { name: plan.name } : {}) });
@@ -199,6 +210,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       if (answer.isError)
         return { ...base, status: "failed", ok: false, error: record.error!, result: answer };
       completed.push(step.id);
+      await checkpoint?.completed(runId, step.id, completed.length, scope.steps[step.id]!);
       return { ...base, status: "ok", ok: true, result: answer };
     }
     const error = record.error ?? { code: outcome.error.code, message: outcome.error.message };
@@ -220,6 +232,8 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
     results.set(
       step.id,
       (async () => {
+        if (restored.has(step.id))
+          return { id: step.id, name: step.tool, status: "ok", ok: true, ms: 0, restored: true } as const;
         const before = await Promise.all(needs.map((id) => results.get(id)!));
         const blocker = before.find((result) => !result.ok);
         const timedOut = () => (signal.aborted ? `the plan timed out after ${timeoutMs} ms` : undefined);

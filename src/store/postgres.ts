@@ -22,6 +22,7 @@ import {
   gatewaySessionUseOf,
   pinOfRow,
   pinValues,
+  planCheckpointOf,
   type Row,
   runSummaryOf,
   sessionSummaryOf,
@@ -40,6 +41,7 @@ import type {
   Store,
   StoredAuditRecord,
   StoredFinding,
+  StoredPlanCheckpoint,
   StoredRun,
   StoredSession,
 } from "./store.js";
@@ -238,6 +240,19 @@ export class PostgresStore implements Store {
 
   async findings(): Promise<StoredFinding[]> {
     return (await this.#query("findings", [])).map(findingOfRow);
+  }
+
+  async savePlanRun(runId: string, planHash: string, input: string): Promise<void> {
+    await this.#writeAll([["planRunSave", [runId, planHash, input]]]);
+  }
+
+  async savePlanStep(runId: string, stepId: string, seq: number, output: string): Promise<void> {
+    await this.#writeAll([["planStepSave", [runId, stepId, seq, output]]]);
+  }
+
+  async planCheckpoint(runId: string): Promise<StoredPlanCheckpoint | undefined> {
+    const [row] = await this.#query("planRun", [runId]);
+    return row ? planCheckpointOf(row, await this.#query("planSteps", [runId])) : undefined;
   }
 
   append(entry: AuditEntry): Promise<AuditRow> {

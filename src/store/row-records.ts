@@ -14,6 +14,7 @@ import type {
   StoredAuditRecord,
   StoredCall,
   StoredFinding,
+  StoredPlanCheckpoint,
   StoredRun,
   StoredSession,
   StoredStep,
@@ -247,5 +248,15 @@ export function gatewaySessionOf(row: Row): GatewaySessionRecord {
     createdAt: String(row.created_at),
     usedAt: String(row.used_at),
     initialize: JSON.parse(String(row.initialize)) as unknown,
+  };
+}
+
+/** A `plan_runs` row and its `plan_steps` rows as a plan run's checkpoint. */
+export function planCheckpointOf(row: Row, steps: Row[]): StoredPlanCheckpoint {
+  return {
+    runId: String(row.run_id),
+    planHash: String(row.plan_hash),
+    input: String(row.input),
+    steps: steps.map((step) => ({ id: String(step.step_id), output: String(step.output) })),
   };
 }

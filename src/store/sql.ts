@@ -69,6 +69,12 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   [
     // Fallback servers (issue 27): the server that served a call while its own was down.
     "ALTER TABLE calls ADD COLUMN served_by TEXT",
+    // Plan checkpoints (`run --resume`): a plan run's plan (by hash) and input, and each completed
+    // step's output in the order the steps completed, so a failed run continues after them.
+    "CREATE TABLE plan_runs (run_id TEXT PRIMARY KEY, plan_hash TEXT NOT NULL, input TEXT NOT NULL)",
+    `CREATE TABLE plan_steps (
+      run_id TEXT NOT NULL, step_id TEXT NOT NULL, seq INTEGER NOT NULL, output TEXT NOT NULL,
+      PRIMARY KEY (run_id, step_id))`,
   ],
 ];
 
@@ -129,6 +135,12 @@ export const SQL = {
   findings: "SELECT * FROM findings ORDER BY server, seq",
   pinSave:
     "INSERT INTO tool_pins (server, tool, fingerprint, definition, pinned_at, trusted) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (server, tool) DO UPDATE SET fingerprint = excluded.fingerprint, definition = excluded.definition, pinned_at = excluded.pinned_at, trusted = excluded.trusted",
+  planRunSave:
+    "INSERT INTO plan_runs (run_id, plan_hash, input) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING",
+  planStepSave:
+    "INSERT INTO plan_steps (run_id, step_id, seq, output) VALUES ($1, $2, $3, $4) ON CONFLICT (run_id, step_id) DO UPDATE SET seq = excluded.seq, output = excluded.output",
+  planRun: "SELECT * FROM plan_runs WHERE run_id = $1",
+  planSteps: "SELECT * FROM plan_steps WHERE run_id = $1 ORDER BY seq",
 } as const;
 
 /** The name of a statement of {@link SQL}. */

@@ -20,6 +20,7 @@ import {
   gatewaySessionUseOf,
   pinOfRow,
   pinValues,
+  planCheckpointOf,
   type Row,
   runSummaryOf,
   sessionSummaryOf,
@@ -38,6 +39,7 @@ import type {
   Store,
   StoredAuditRecord,
   StoredFinding,
+  StoredPlanCheckpoint,
   StoredRun,
   StoredSession,
 } from "./store.js";
@@ -212,6 +214,19 @@ export class SqliteStore implements Store {
 
   async findings(): Promise<StoredFinding[]> {
     return this.#all("findings").map(findingOfRow);
+  }
+
+  async savePlanRun(runId: string, planHash: string, input: string): Promise<void> {
+    this.#guard(() => this.#writeAll.immediate([["planRunSave", [runId, planHash, input]]]));
+  }
+
+  async savePlanStep(runId: string, stepId: string, seq: number, output: string): Promise<void> {
+    this.#guard(() => this.#writeAll.immediate([["planStepSave", [runId, stepId, seq, output]]]));
+  }
+
+  async planCheckpoint(runId: string): Promise<StoredPlanCheckpoint | undefined> {
+    const [row] = this.#all("planRun", runId);
+    return row ? planCheckpointOf(row, this.#all("planSteps", runId)) : undefined;
   }
 
   async append(entry: AuditEntry): Promise<AuditRow> {

@@ -188,6 +188,16 @@ export interface StoreOptions {
   auditKey?: string;
 }
 
+/** What a plan run saved to be resumed: its plan's hash, its input, its completed steps in order. */
+export interface StoredPlanCheckpoint {
+  runId: string;
+  planHash: string;
+  /** The run's input, as JSON. */
+  input: string;
+  /** Completed steps, in the order they completed; `output` as JSON. */
+  steps: Array<{ id: string; output: string }>;
+}
+
 /** Everything a store keeps. Every method may be called while others are under way. */
 export interface Store extends AuditSink {
   /** `sqlite` or `postgres`. */
@@ -240,6 +250,13 @@ export interface Store extends AuditSink {
   saveFindings(server: string, findings: readonly StoredFinding[]): Promise<void>;
   /** The latest findings of every server, by server. */
   findings(): Promise<StoredFinding[]>;
+
+  /** Checkpoint a plan run as it starts: its plan's hash and its input (JSON); kept as first saved. */
+  savePlanRun(runId: string, planHash: string, input: string): Promise<void>;
+  /** Checkpoint a completed step of a plan run: its output (JSON), `seq` its place in completion order. */
+  savePlanStep(runId: string, stepId: string, seq: number, output: string): Promise<void>;
+  /** A plan run's checkpoint (`run --resume`), or undefined when none was saved for that id. */
+  planCheckpoint(runId: string): Promise<StoredPlanCheckpoint | undefined>;
 
   /** Close the database (a pool of connections for PostgreSQL). Idempotent. */
   close(): Promise<void>;

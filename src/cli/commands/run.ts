@@ -1,26 +1,45 @@
+import type { Store } from "../../internal.js";
 import {
   describeStepError,
   loadPlanFile,
+  type Plan,
+  type PlanCheckpointer,
   type PlanResult,
+  type PlanResume,
   type PlanStepResult,
+  planHash,
   runPlan,
 } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { formatTable } from "../table.js";
 
-/** `switchyard run <plan.yaml> [--input key=value ...]`: run a declared plan over the configured fleet. */
+/**
+ * `switchyard run <plan.yaml> [--input key=value ...] [--resume <runId>]`: run a declared plan over the
+ * configured fleet, checkpointed step by step in the store; `--resume` continues a failed run.
+ */
 export async function runCommand(
   ctx: CommandContext,
   file: string,
-  flags: { input?: string[] },
+  flags: { input?: string[]; resume?: string },
 ): Promise<number> {
-  const input = parseInputs(flags.input ?? []);
+  let input = parseInputs(flags.input ?? []);
   const plan = loadPlanFile(file);
+  let resume: PlanResume | undefined;
+  if (flags.resume !== undefined) {
+    if (flags.input?.length)
+      throw new CliError("--resume continues with the run's own input: leave out --input", EXIT_USAGE);
+    const found = await resumable(await ctx.requireStore(), flags.resume, plan, file);
+    resume = found.resume;
+    input = found.input;
+  }
   const yard = await ctx.connect();
+  const store = await ctx.store().catch(() => undefined);
   const result = await runPlan(plan, {
     host: yard,
     input,
+    ...(store ? { checkpoint: checkpointIn(store) } : {}),
+    ...(resume ? { resume } : {}),
     onEvent: (event) => {
       if (event.type !== "call_finished") return;
       const status = event.ok ? "ok" : event.error?.code === "SKIPPED" ? "skipped" : "failed";
@@ -40,12 +59,13 @@ export function planJson(result: PlanResult) {
   return {
     runId: result.runId,
     ok: result.ok,
-    steps: result.steps.map(({ id, name, ok, ms, error }) => ({
+    steps: result.steps.map(({ id, name, ok, ms, error, restored }) => ({
       id,
       name,
       ok,
       ms,
       ...(error ? { error: { code: error.code, message: error.message } } : {}),
+      ...(restored ? { restored } : {}),
     })),
     outputs: result.outputs,
     ...(result.compensations
@@ -74,7 +94,7 @@ export function renderTrace(steps: PlanStepResult[]): string {
       step.server ?? "-",
       step.tool ?? step.name,
       step.status,
-      step.status === "skipped" ? "-" : `${Math.round(step.ms)} ms`,
+      step.status === "skipped" ? "-" : step.restored ? "restored" : `${Math.round(step.ms)} ms`,
       step.error ? step.error.code : "",
     ]),
   );
@@ -82,6 +102,39 @@ export function renderTrace(steps: PlanStepResult[]): string {
     step.error ? [`${step.id} (${step.name}): ${describeStepError(step.error)}`] : [],
   );
   return reasons.length ? `${table}\n\n${reasons.join("\n")}` : table;
+}
+
+/** A plan run's checkpoints, in the store. */
+function checkpointIn(store: Store): PlanCheckpointer {
+  return {
+    started: (runId, hash, input) => store.savePlanRun(runId, hash, JSON.stringify(input)),
+    completed: (runId, stepId, seq, output) => store.savePlanStep(runId, stepId, seq, JSON.stringify(output)),
+  };
+}
+
+/**
+ * The stored run to continue, and its input. Refused (exit 2): a run not checkpointed in this store, one
+ * that finished ok or is still running, or one whose plan was not this one (its hash differs).
+ */
+async function resumable(store: Store, runId: string, plan: Plan, file: string) {
+  const saved = await store.planCheckpoint(runId);
+  if (!saved)
+    throw new CliError(
+      `no plan run ${runId} is recorded in ${store.location}: see switchyard runs for the runs there`,
+      EXIT_USAGE,
+    );
+  const outcome = (await store.run(runId))?.outcome;
+  if (outcome === "ok")
+    throw new CliError(`run ${runId} finished ok: there is nothing to resume`, EXIT_USAGE);
+  if (outcome === "running")
+    throw new CliError(`run ${runId} is still running in another process: wait for it to end`, EXIT_USAGE);
+  if (saved.planHash !== planHash(plan))
+    throw new CliError(
+      `${file} is not the plan run ${runId} ran (it changed since): run it anew, without --resume`,
+      EXIT_USAGE,
+    );
+  const completed = saved.steps.map(({ id, output }) => ({ id, output: JSON.parse(output) }));
+  return { resume: { runId, completed }, input: JSON.parse(saved.input) as Record<string, unknown> };
 }
 
 /** What was undone after a failure (`onFailure: compensate`), one line each, latest step first. */
