@@ -8,6 +8,7 @@ import { chatCommand } from "./commands/chat.js";
 import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
 import { loginCommand, logoutCommand } from "./commands/login.js";
+import { planCommand } from "./commands/plan.js";
 import {
   promptCommand,
   promptsCommand,
@@ -186,6 +187,11 @@ function program(): Command {
     .option("--system <text>", "the system prompt, or @file to read it from a file")
     .option("--session <id>", "resume a recorded chat session (a new chat prints its id)")
     .action(run((ctx, flags: AskFlags) => chatCommand(ctx, flags)));
+  cli
+    .command("plan <question>")
+    .description("ask the configured model for a plan over the catalog, check it and print it")
+    .option("--run", "run the plan once it checks out")
+    .action(run((ctx, question: string, flags: { run?: boolean }) => planCommand(ctx, question, flags)));
   cli
     .command("run <plan>")
     .description("run a declared plan (a graph of tool calls) over the configured fleet")

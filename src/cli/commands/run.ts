@@ -1,4 +1,4 @@
-import type { Store } from "../../internal.js";
+import type { Store, Switchyard } from "../../internal.js";
 import {
   describeStepError,
   loadPlanFile,
@@ -33,7 +33,17 @@ export async function runCommand(
     resume = found.resume;
     input = found.input;
   }
-  const yard = await ctx.connect();
+  return executePlan(ctx, await ctx.connect(), plan, input, resume);
+}
+
+/** Run a checked plan on a connected fleet (checkpointed in the store), print its trace, give the exit code. */
+export async function executePlan(
+  ctx: CommandContext,
+  yard: Switchyard,
+  plan: Plan,
+  input: Record<string, unknown>,
+  resume?: PlanResume,
+): Promise<number> {
   const store = await ctx.store().catch(() => undefined);
   const result = await runPlan(plan, {
     host: yard,
