@@ -13,6 +13,9 @@
  * - `REFUSED`: a run's own check refused the call before anything was sent (an agent's guard: the same
  *   call too many times, a tool it was not offered; a plan's step that could not run).
  * - `QUEUE_FULL`: the server's call queue is full; the call was refused at once.
+ * - `RATE_LIMITED`: the server said "not now" (HTTP 429, or 503 with `Retry-After`) for longer than the
+ *   call's deadline, or the server's own `rateLimit` has no token for it within it; `retryAfterMs` says
+ *   when to try again. The request was not processed.
  * - `RESULT_TOO_LARGE`: the server's answer was over the size limit (`maxResultBytes`, on any transport) and was dropped; the connection lives on.
  * - `CLOSED`: the Switchyard was closed.
  * - `MODEL_NOT_CONFIGURED`: no model to ask (CLI exit 2).
@@ -46,6 +49,7 @@ export type ErrorCode =
   | "POLICY_DENIED"
   | "REFUSED"
   | "QUEUE_FULL"
+  | "RATE_LIMITED"
   | "RESULT_TOO_LARGE"
   | "CLOSED"
   | "MODEL_NOT_CONFIGURED"
@@ -85,6 +89,8 @@ export interface ErrorDetails {
   capability?: string;
   /** The server's `WWW-Authenticate` challenge (`AUTH_REQUIRED`). */
   challenge?: string;
+  /** How long until the server (or its `rateLimit`) takes the request again, in ms (`RATE_LIMITED`). */
+  retryAfterMs?: number;
   /** Whether the request reached the server and another try is safe (failed calls). */
   delivery?: Delivery;
   /** True when the failure says the server is unwell: it counts against the server's circuit breaker. */
@@ -108,6 +114,7 @@ export class SwitchyardError extends Error {
   readonly status?: number;
   readonly capability?: string;
   readonly challenge?: string;
+  readonly retryAfterMs?: number;
   readonly delivery?: Delivery;
   readonly serverFault?: boolean;
   readonly incident?: string;
@@ -161,6 +168,7 @@ const DETAIL_KEYS = [
   "status",
   "capability",
   "challenge",
+  "retryAfterMs",
   "delivery",
   "serverFault",
   "incident",

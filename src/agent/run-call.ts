@@ -253,6 +253,17 @@ function explain(
         downReason: within ? `timed out (no answer within ${within} ms)` : "timed out",
       };
     }
+    case "RATE_LIMITED": {
+      // Not run: the server (or its rateLimit) said "not now"; the message says when to try again.
+      const when =
+        error.retryAfterMs !== undefined
+          ? ` Do not call it again before ${Math.ceil(error.retryAfterMs / 1000)} s from now;`
+          : " Do not call it again at once;";
+      return report(
+        "failed",
+        `${call.name} was not run: ${error.message}.${when} use another tool meanwhile, or answer with what you have.`,
+      );
+    }
     default:
       return { ...report("failed", error.message), ...sent };
   }

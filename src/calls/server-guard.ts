@@ -8,6 +8,7 @@ import { AdaptiveLimit, type Flight } from "./adaptive-limit.js";
 import { Bulkhead } from "./bulkhead.js";
 import { type BreakerState, CircuitBreaker } from "./circuit-breaker.js";
 import type { FleetLimit } from "./fleet-limit.js";
+import { RateLimit } from "./rate-limit.js";
 import { classifyFailure, isRetryable, RetryBudget, retryDelayMs } from "./retry.js";
 
 /** A guard's counters, shown by `servers()`. */
@@ -59,12 +60,16 @@ export class ServerGuard {
   /** The fleet-wide limit (`limits.inFlight`), asked after the bulkhead; undefined without `limits`. */
   readonly #fleet: FleetLimit | undefined;
   readonly #budget = new RetryBudget();
+  /** The server's `rateLimit`; undefined without one (and then nothing of it is on the way). */
+  readonly #rate: RateLimit | undefined;
   #retries = 0;
 
   constructor(connection: ServerConnection, fleet?: FleetLimit) {
     const { concurrency, maxConcurrency, maxQueue, circuitBreaker, name } = connection.config;
     this.#connection = connection;
     this.#fleet = fleet;
+    const { rateLimit } = connection.config;
+    if (rateLimit) this.#rate = new RateLimit(name, rateLimit);
     // A config made by hand (not resolved) may lack `concurrency`: its maxConcurrency is fixed.
     if (concurrency?.mode === "adaptive") {
       this.#limiter = new AdaptiveLimit(concurrency);
@@ -95,6 +100,7 @@ export class ServerGuard {
   /**
    * Send a request through the guard.
    * @throws SwitchyardError: `CIRCUIT_OPEN`, `QUEUE_FULL`, `TIMEOUT` (the whole request's deadline),
+   *   `RATE_LIMITED` (the server's "not now", or its `rateLimit`, past the deadline),
    *   `CANCELLED`, or what the connection threw on the last try.
    */
   async run<M extends RequestMethod>(
@@ -110,35 +116,39 @@ export class ServerGuard {
     // signal and their listeners.
     if (!guarded.signal?.aborted && this.#breaker.state === "closed" && this.#connection.status === "ready") {
       const release = this.#bulkhead.tryAcquire();
-      // With a fleet-wide limit, a slot of it too (none free: the full path waits for both).
+      // With a fleet-wide limit, a slot of it too, and a token of the server's rateLimit (none free:
+      // the full path waits for them).
       const fleetSlot = release && this.#fleet?.tryAcquire();
-      if (release && this.#fleet && !fleetSlot) release();
-      else if (release) {
-        let failure: unknown;
+      if (release && ((this.#fleet && !fleetSlot) || (this.#rate && !this.#rate.tryTake()))) {
+        if (fleetSlot) fleetSlot();
+        release();
+      } else if (release) {
+        let wait: number | undefined;
         try {
           return await this.#attempt(guarded, guarded.signal);
         } catch (error) {
-          failure = this.#explain(guarded, error, guarded.deadline.passed);
-          if (!this.#shouldRetry(failure, guarded, 0)) throw failure;
+          const failure = this.#explain(guarded, error, guarded.deadline.passed);
+          wait = this.#waitFor(failure, guarded, 0);
+          if (wait === undefined && !this.#shouldRetry(failure, guarded, 0)) throw failure;
         } finally {
           if (fleetSlot) fleetSlot();
           release();
         }
-        return this.#guarded(guarded, 1);
+        return this.#guarded(guarded, 1, wait);
       }
     }
     return this.#guarded(guarded, 0);
   }
 
   /** The full path: the deadline's own signal over the breaker, the queue, a restart and every retry. */
-  async #guarded(guarded: GuardedRequest, firstAttempt: number): Promise<unknown> {
+  async #guarded(guarded: GuardedRequest, firstAttempt: number, firstWait?: number): Promise<unknown> {
     const { deadline } = guarded;
     const signal = deadline.signalWith(guarded.signal);
     const explain = (error: unknown) => this.#explain(guarded, error, deadline.fired || deadline.passed);
     const guard = <T>(promise: Promise<T>) =>
       promise.catch((error: unknown) => Promise.reject(explain(error)));
     try {
-      if (firstAttempt > 0) await guard(this.#backoff(firstAttempt - 1, signal));
+      if (firstAttempt > 0) await guard(this.#backoff(firstAttempt - 1, signal, firstWait));
       await guard(this.#breaker.admit(guarded.what, signal));
       const release = await guard(
         this.#bulkhead.acquire(
@@ -153,13 +163,16 @@ export class ServerGuard {
         // while its own server is busy).
         if (this.#fleet) fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
         for (let attempt = firstAttempt; ; attempt += 1) {
+          if (this.#rate) await guard(this.#rate.take(guarded.what, deadline, signal));
           try {
             if (deadline.passed) deadline.signal.throwIfAborted();
             return await this.#attempt(guarded, signal);
           } catch (error) {
             const failure = explain(error);
-            if (signal.aborted || !this.#shouldRetry(failure, guarded, attempt)) throw failure;
-            await guard(this.#backoff(attempt, signal));
+            if (signal.aborted) throw failure;
+            const wait = this.#waitFor(failure, guarded, attempt);
+            if (wait === undefined && !this.#shouldRetry(failure, guarded, attempt)) throw failure;
+            await guard(this.#backoff(attempt, signal, wait));
           }
         }
       } finally {
@@ -255,8 +268,30 @@ export class ServerGuard {
     return retry;
   }
 
-  #backoff(attempt: number, signal: AbortSignal): Promise<void> {
-    return delay(retryDelayMs(attempt, this.#connection.config.retry.backoffMs), undefined, { signal });
+  /**
+   * The server said "not now" (`RATE_LIMITED`): how long to wait before sending the request again —
+   * its `Retry-After`, else the retry policy's backoff — when that ends within the deadline. Such a
+   * wait is neither a retry of the policy's nor a charge on the budget: the request was not processed.
+   * Undefined for any other failure.
+   * @throws SwitchyardError `RATE_LIMITED`, saying when to try again, when the wait would pass the deadline.
+   */
+  #waitFor(failure: unknown, guarded: GuardedRequest, attempt: number): number | undefined {
+    if (!isSwitchyardError(failure, "RATE_LIMITED")) return undefined;
+    const wait = failure.retryAfterMs || retryDelayMs(attempt, this.#connection.config.retry.backoffMs);
+    if (wait < guarded.deadline.left()) {
+      this.#retries += 1;
+      return wait;
+    }
+    throw new SwitchyardError(
+      "RATE_LIMITED",
+      `${failure.message}; ${guarded.what} cannot wait that long within its ${guarded.deadline.limitMs} ms deadline (not sent again)`,
+      failure.details(),
+    );
+  }
+
+  #backoff(attempt: number, signal: AbortSignal, wait?: number): Promise<void> {
+    const ms = wait ?? retryDelayMs(attempt, this.#connection.config.retry.backoffMs);
+    return delay(ms, undefined, { signal });
   }
 
   /**

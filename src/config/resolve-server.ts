@@ -83,6 +83,7 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
       entry.instructions === false ? 0 : (entry.instructions?.maxTokens ?? DEFAULT_INSTRUCTIONS_MAX_TOKENS),
   };
   if (entry.maxTotalTimeoutMs !== undefined) server.maxTotalTimeoutMs = entry.maxTotalTimeoutMs;
+  if (entry.rateLimit !== undefined) server.rateLimit = entry.rateLimit;
   if (command !== undefined) server.command = command;
   if (entry.url !== undefined) server.url = entry.url;
   if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at, warnings);

@@ -17,6 +17,7 @@ import {
 } from "../errors.js";
 import { RESULT_TOO_LARGE_RPC_CODE } from "./answer-size.js";
 import { describeRequest, type ServerRequest } from "./requests.js";
+import { RateLimitedAnswer } from "./retry-after.js";
 
 /** JSON-RPC "invalid params": the server rejected the arguments. */
 const INVALID_PARAMS = -32602;
@@ -87,6 +88,18 @@ function toCallError(error: unknown, context: CallErrorContext): SwitchyardError
       `call to ${tool} on server ${server} was cancelled by the caller`,
       "final",
       false,
+    );
+  }
+  const limited = findCause(error, (cause): cause is RateLimitedAnswer => cause instanceof RateLimitedAnswer);
+  if (limited) {
+    // Not processed: safe to send again once the server says; never a sign that it is unwell.
+    const { status, retryAfterMs } = limited;
+    return fail(
+      "RATE_LIMITED",
+      `server ${server} refused the call to ${tool} for now (HTTP ${status})${retryAfterMs === undefined ? "; it did not say when to try again" : `: ${whenAgain(retryAfterMs)}`}`,
+      "transient",
+      false,
+      { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
     );
   }
   if (error instanceof SdkError) {
@@ -202,6 +215,11 @@ function toCallError(error: unknown, context: CallErrorContext): SwitchyardError
     "maybe_ran",
     true,
   );
+}
+
+/** When to try again, `retryAfterMs` from now: "try again in 30 s (after 2026-12-04T14:00:00.000Z)". */
+export function whenAgain(retryAfterMs: number, now = Date.now()): string {
+  return `try again in ${Math.ceil(retryAfterMs / 1000)} s (after ${new Date(now + retryAfterMs).toISOString()})`;
 }
 
 /** True when an error says the connection is gone: the SDK's closed/not connected/send failed. */

@@ -14,6 +14,7 @@ import { fetchWithinLimit } from "./answer-limit.js";
 import type { FirstAnswer } from "./first-answer.js";
 import { connectAuthProvider } from "./oauth-connect.js";
 import { FileOAuthProvider } from "./oauth-provider.js";
+import { rateLimitOf } from "./retry-after.js";
 import { fetchWithIdleStreams, opensLastingStream } from "./stream-fetch.js";
 
 /**
@@ -60,6 +61,12 @@ export class HttpTransports {
       const answered = withHeaders(input, init);
       if (lasting) this.#streamAnswered.settle(answered);
       const response = await answered;
+      // A request refused for now (429, or 503 with Retry-After) was not processed: say when to come
+      // back, which the SDK's error would lose. The handshake's refusals stay connect failures.
+      if ((response.status === 429 || response.status === 503) && isCall(init)) {
+        const limited = await rateLimitOf(response);
+        if (limited) throw limited;
+      }
       if (response.status === 401 || response.status === 403) {
         const challenge = response.headers.get("www-authenticate");
         this.#refusal = { status: response.status, ...(challenge ? { challenge } : {}) };
@@ -139,6 +146,16 @@ export class HttpTransports {
       new Error(bothFailedReason(this.#url, readableFailure(http), readableFailure(sse)), { cause: sse })
     );
   }
+}
+
+/** True for a POST of requests other than the handshake's (`initialize`, `server/discover`). */
+function isCall(init: RequestInit | undefined): boolean {
+  const body = init?.method === "POST" ? init.body : undefined;
+  return (
+    typeof body === "string" &&
+    body.includes('"id"') &&
+    !/"method":"(initialize|server\/discover)"/.test(body)
+  );
 }
 
 /** Both HTTP transports failed: one reason when they failed alike, else each. */

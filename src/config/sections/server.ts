@@ -218,6 +218,20 @@ export const serverEntrySchema = z.object({
   retry: z
     .strictObject({ maxRetries: nonNegativeInt.optional(), backoffMs: nonNegativeInt.optional() })
     .optional(),
+  /** A client-side limit of requests sent to the server: a token bucket per rate, `burst` deep. */
+  rateLimit: z
+    .strictObject(
+      {
+        perSecond: z.number({ error: "expected a number" }).positive("expected more than 0").optional(),
+        perMinute: z.number({ error: "expected a number" }).positive("expected more than 0").optional(),
+        burst: positiveInt.optional(),
+      },
+      { error: 'expected { "perSecond"?: n, "perMinute"?: n, "burst"?: requests }' },
+    )
+    .refine((limit) => limit.perSecond !== undefined || limit.perMinute !== undefined, {
+      error: 'expected "perSecond" or "perMinute" (or both)',
+    })
+    .optional(),
   health: z
     .strictObject({
       intervalMs: nonNegativeInt.optional(),
@@ -297,6 +311,8 @@ export interface ServerConfig {
   /** Largest answer accepted from the server, on any transport; a larger one fails its call with `RESULT_TOO_LARGE`. */
   maxResultBytes: number;
   retry: { maxRetries: number; backoffMs: number };
+  /** Requests sent at most `perSecond` / `perMinute`, `burst` at once (default 1); absent: no limit. */
+  rateLimit?: { perSecond?: number | undefined; perMinute?: number | undefined; burst?: number | undefined };
   /**
    * Periodic `ping`; `intervalMs` 0 turns it off. `maxFailures` pings in a row left unanswered restart a
    * server with a process (0: never).

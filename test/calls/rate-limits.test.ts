@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Switchyard } from "../../src/index.js";
+import { NODE, ROOT, startHttpServer } from "../helpers.js";
+
+// A server's "not now" (HTTP 429 or 503 with Retry-After) is waited for within the call's deadline,
+// and a client-side `rateLimit` spreads calls: both checked on the server's own clock, by lower bounds.
+const FAULT_SERVER = `${ROOT}test/fixtures/fault-server.mjs`;
+
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((resource) => resource.close()));
+});
+
+async function yardOf(server: Record<string, unknown>) {
+  const http = await startHttpServer(NODE, [FAULT_SERVER, "--http", "0"]);
+  opened.push(http);
+  const yard = await Switchyard.connect({
+    mcpServers: { h: { url: http.url, transport: "http", ...server } },
+  });
+  opened.push(yard);
+  expect(yard.servers()[0]!.status, yard.servers()[0]!.error).toBe("ready");
+  return yard;
+}
+
+/** When the server saw each call for `id` (its own clock). */
+async function timesOf(yard: Switchyard, id: string): Promise<number[]> {
+  const stats = (await yard.callTool("h_stats", {})).structuredContent as { times: Record<string, number[]> };
+  return stats.times[id] ?? [];
+}
+
+describe("a server that says when to come back (Retry-After)", () => {
+  it("a 429 with Retry-After: 1 is waited for, then the call is sent again and succeeds", async () => {
+    const yard = await yardOf({ retry: { maxRetries: 0, backoffMs: 10 } });
+    const result = await yard.callTool("h_work", { id: "a", fault: "limited", retryAfter: 1 });
+    expect(result.content).toEqual([{ type: "text", text: "done a" }]);
+    const [first, second] = await timesOf(yard, "a");
+    expect(second! - first!).toBeGreaterThanOrEqual(900);
+    const state = yard.servers()[0]!;
+    expect(state.breaker).toBe("closed");
+  });
+
+  it("an HTTP-date in Retry-After is waited for too", async () => {
+    const yard = await yardOf({});
+    await yard.callTool("h_work", { id: "d", fault: "limited", retryAfter: 2, date: true });
+    const [first, second] = await timesOf(yard, "d");
+    // An HTTP-date has whole seconds: two seconds ahead is at least one second away.
+    expect(second! - first!).toBeGreaterThanOrEqual(900);
+  });
+
+  it("a 503 with Retry-After is waited for alike, and never counts against the breaker", async () => {
+    const yard = await yardOf({ circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 } });
+    await yard.callTool("h_work", { id: "u", fault: "limited", status: 503, retryAfter: 1 });
+    const [first, second] = await timesOf(yard, "u");
+    expect(second! - first!).toBeGreaterThanOrEqual(900);
+    expect(yard.servers()[0]!.breaker).toBe("closed");
+  });
+
+  it("past the call's deadline fails RATE_LIMITED, saying when to try again", async () => {
+    const yard = await yardOf({ circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 } });
+    for (const status of [429, 503]) {
+      const id = `late${status}`;
+      const error = await yard
+        .callTool("h_work", { id, fault: "limited", status, retryAfter: 30 }, { timeoutMs: 1_000 })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "RATE_LIMITED", server: "h", delivery: "transient", status });
+      const { retryAfterMs, message } = error as { retryAfterMs: number; message: string };
+      expect(retryAfterMs).toBeGreaterThan(25_000);
+      expect(message).toMatch(/server h .*HTTP \d{3}.*try again in 30 s \(after \d{4}-\d\d-\d\dT/);
+      expect(await timesOf(yard, id)).toHaveLength(1);
+    }
+    expect(yard.servers()[0]!.breaker).toBe("closed");
+  });
+});
+
+describe("a client-side rate limit (rateLimit)", () => {
+  it("spreads calls: perSecond 2 with a burst of 1 sends 5 calls at least ~2 s apart end to end", async () => {
+    const yard = await yardOf({ rateLimit: { perSecond: 2, burst: 1 } });
+    await Promise.all(["0", "1", "2", "3", "4"].map((n) => yard.callTool("h_work", { id: `r${n}` })));
+    const times = (await Promise.all(["0", "1", "2", "3", "4"].map((n) => timesOf(yard, `r${n}`)))).flat();
+    times.sort((a, b) => a - b);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400);
+  });
+
+  it("a call whose token comes after its deadline fails RATE_LIMITED at once", async () => {
+    const yard = await yardOf({ rateLimit: { perMinute: 1 } });
+    await yard.callTool("h_work", { id: "m0" });
+    const error = await yard.callTool("h_work", { id: "m1" }, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "RATE_LIMITED", server: "h" });
+    expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(30_000);
+    expect((error as Error).message).toContain("rateLimit");
+  });
+});
