@@ -11,12 +11,14 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((resource) => resource.close()));
 });
 
-async function yardOf(server: Record<string, unknown>) {
-  const http = await startHttpServer(NODE, [FAULT_SERVER, "--http", "0"]);
-  opened.push(http);
-  const yard = await Switchyard.connect({
-    mcpServers: { h: { url: http.url, transport: "http", ...server } },
-  });
+async function yardOf(server: Record<string, unknown>, transport: "http" | "stdio" = "http") {
+  let entry: Record<string, unknown> = { command: NODE, args: [FAULT_SERVER] };
+  if (transport === "http") {
+    const http = await startHttpServer(NODE, [FAULT_SERVER, "--http", "0"]);
+    opened.push(http);
+    entry = { url: http.url, transport: "http" };
+  }
+  const yard = await Switchyard.connect({ mcpServers: { h: { ...entry, ...server } } });
   opened.push(yard);
   expect(yard.servers()[0]!.status, yard.servers()[0]!.error).toBe("ready");
   return yard;
@@ -73,13 +75,16 @@ describe("a server that says when to come back (Retry-After)", () => {
 });
 
 describe("a client-side rate limit (rateLimit)", () => {
-  it("spreads calls: perSecond 2 with a burst of 1 sends 5 calls at least ~2 s apart end to end", async () => {
-    const yard = await yardOf({ rateLimit: { perSecond: 2, burst: 1 } });
-    await Promise.all(["0", "1", "2", "3", "4"].map((n) => yard.callTool("h_work", { id: `r${n}` })));
-    const times = (await Promise.all(["0", "1", "2", "3", "4"].map((n) => timesOf(yard, `r${n}`)))).flat();
-    times.sort((a, b) => a - b);
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400);
-  });
+  it.each(["http", "stdio"] as const)(
+    "spreads calls (%s): perSecond 2 with a burst of 1 sends 5 calls ≥ ~0.5 s apart",
+    async (transport) => {
+      const yard = await yardOf({ rateLimit: { perSecond: 2, burst: 1 } }, transport);
+      await Promise.all(["0", "1", "2", "3", "4"].map((n) => yard.callTool("h_work", { id: `r${n}` })));
+      const times = (await Promise.all(["0", "1", "2", "3", "4"].map((n) => timesOf(yard, `r${n}`)))).flat();
+      times.sort((a, b) => a - b);
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400);
+    },
+  );
 
   it("a call whose token comes after its deadline fails RATE_LIMITED at once", async () => {
     const yard = await yardOf({ rateLimit: { perMinute: 1 } });
