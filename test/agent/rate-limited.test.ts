@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent, OpenAIChatModel, Switchyard } from "../../src/index.js";
-import { type ReceivedRequest, startScriptedOpenAIServer } from "../../src/testing/index.js";
+import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT, startHttpServer } from "../helpers.js";
 
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -16,7 +16,7 @@ describe("a tool call the server rate-limits past its deadline", () => {
       mcpServers: { h: { url: http.url, transport: "http", timeoutMs: 1_000 } },
     });
     opened.push(yard);
-    const model = await startScriptedOpenAIServer<ReceivedRequest>([
+    const model = await startScriptedOpenAIServer([
       {
         toolCalls: [{ id: "busy", name: "h_work", arguments: { id: "x", fault: "limited", retryAfter: 30 } }],
       },
