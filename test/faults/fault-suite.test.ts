@@ -36,5 +36,9 @@ describe("the fault suite", () => {
     expect(report.noisy.calls).toBeGreaterThan(100);
     // While p1 was down its calls went to its fallback b1: every one answered, none lost.
     expect(report.fallback).toMatchObject({ calls: 50, ok: 50, servedBy: 50 });
+    // The rate-limited server's 429s were waited for: most of its calls were answered.
+    expect(report.rateLimited.calls).toBeGreaterThan(100);
+    expect(report.rateLimited.ok).toBeGreaterThan(report.rateLimited.calls / 2);
+    expect(report.rateLimited.retries).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -79,6 +79,11 @@ export interface FaultReport {
    * process was killed and restarting — how many were answered with their own id, and by b1.
    */
   fallback: { calls: number; ok: number; servedBy: number };
+   * The rate-limited HTTP server (a fifth of its calls answered 429, Retry-After: 1): its calls, how
+   * many were answered (after waiting), how many failed RATE_LIMITED (the wait would pass the
+   * deadline), and the server's retries.
+   */
+  rateLimited: { calls: number; ok: number; rateLimited: number; retries: number };
   /** Every server ready and answering after the storm. */
   healthyAfter: boolean;
   wallMs: number;
@@ -134,6 +139,14 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
         args: [FAULT_SERVER, "--http", "{{port}}", "--name", `${marker}-h`],
         ...common,
       },
+      // "Not now" is waited for, not counted against the server (issue 27, rate limits).
+      r1: {
+        url: "http://127.0.0.1:{{port}}/mcp",
+        transport: "http",
+        command: process.execPath,
+        args: [FAULT_SERVER, "--http", "{{port}}", "--name", `${marker}-r`, "--rate-limited", "0.2"],
+        ...common,
+      },
     },
   });
   // The storm goes to the fleet as before; the fallback pair gets its own round after it.
@@ -156,11 +169,12 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
   let noisyCalls = 0;
   let noisyOk = 0;
   const noisyLimits: number[] = [];
+  const limited = { calls: 0, ok: 0, rateLimited: 0 };
 
   const one = async (index: number) => {
     const server = servers[Math.floor(random() * servers.length)]!;
     const fault =
-      server.name === "n1" ? "none" : pick(random, server.transport === "stdio" ? "stdio" : "http");
+      server.name === "n1" || server.name === "r1" ? "none" : pick(random, server.transport === "stdio" ? "stdio" : "http");
     faults[fault] = (faults[fault] ?? 0) + 1;
     const id = `c${index}`;
     const args = {
@@ -203,7 +217,13 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       if (outcome === "ok") noisyOk += 1;
       noisyLimits.push(yard.servers().find((s) => s.name === "n1")!.limit);
     }
-    if (outcome !== EXPECTED[fault] && !COLLATERAL.has(outcome)) wrong.push({ id, fault, outcome });
+    if (server.name === "r1") {
+      limited.calls += 1;
+      if (outcome === "ok") limited.ok += 1;
+      if (outcome === "RATE_LIMITED") limited.rateLimited += 1;
+    }
+    const allowed = COLLATERAL.has(outcome) || (server.name === "r1" && outcome === "RATE_LIMITED");
+    if (outcome !== EXPECTED[fault] && !allowed) wrong.push({ id, fault, outcome });
   };
   await Promise.all(Array.from({ length: total }, (_, index) => one(index)));
   const wallMs = Math.round(performance.now() - started);
@@ -248,6 +268,7 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
       limit: noisyLimits.sort((a, b) => a - b)[noisyLimits.length >> 1] ?? 0,
     },
     fallback: { calls: fallback.calls, ok: fallback.ok, servedBy: fallback.servedBy },
+    rateLimited: { ...limited, retries: states.find((s) => s.name === "r1")?.retries ?? 0 },
     healthyAfter,
     wallMs,
   };

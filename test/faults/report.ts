@@ -11,7 +11,7 @@ const counts = (record: Record<string, number>) =>
     .join(", ");
 
 console.log(
-  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (4 stdio, one of them noisy: 50–250 ms a call; 1 Streamable HTTP; then a primary with a fallback)\n`,
+  `fault suite: ${report.calls} concurrent calls over ${report.servers} servers (4 stdio, one of them noisy: 50–250 ms a call; 2 Streamable HTTP, one of them rate-limited: a fifth of its calls 429, Retry-After: 1; then a primary with a fallback)\n`,
 );
 line("faults injected", counts(report.faults));
 line("outcomes", counts(report.outcomes));
@@ -25,6 +25,8 @@ line(
 line(
   "fallback (p1 → b1)",
   `p1 killed after the storm: ${report.fallback.ok} of ${report.fallback.calls} calls answered, ${report.fallback.servedBy} by b1`,
+  "rate-limited server",
+  `${report.rateLimited.ok} of ${report.rateLimited.calls} answered after waiting; ${report.rateLimited.rateLimited} RATE_LIMITED (the wait would pass the deadline); ${report.rateLimited.retries} waits`,
 );
 line("breaker openings", report.breakerOpenings);
 line("wall time", `${report.wallMs} ms`);
