@@ -174,7 +174,9 @@ export async function runFaultSuite(options: FaultSuiteOptions = {}): Promise<Fa
   const one = async (index: number) => {
     const server = servers[Math.floor(random() * servers.length)]!;
     const fault =
-      server.name === "n1" || server.name === "r1" ? "none" : pick(random, server.transport === "stdio" ? "stdio" : "http");
+      server.name === "n1" || server.name === "r1"
+        ? "none"
+        : pick(random, server.transport === "stdio" ? "stdio" : "http");
     faults[fault] = (faults[fault] ?? 0) + 1;
     const id = `c${index}`;
     const args = {
