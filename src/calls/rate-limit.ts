@@ -49,7 +49,7 @@ export class RateLimit {
    * @throws SwitchyardError `RATE_LIMITED` (with `retryAfterMs`) when the token comes after the deadline;
    *   the signal's reason when it aborts (the reservation is given back when it was the last).
    */
-  async take(what: string, deadline: Deadline, signal: AbortSignal): Promise<void> {
+  async take(what: string, deadline: Deadline, signal: AbortSignal, tool?: string): Promise<void> {
     const now = this.#clock.now();
     const wait = this.#sendAt(now) - now;
     if (wait <= 0) {
@@ -64,7 +64,13 @@ export class RateLimit {
       throw new SwitchyardError(
         "RATE_LIMITED",
         `${what} was not sent: server ${this.#server}'s rateLimit (${limit}) has no turn for it within its ${deadline.limitMs} ms deadline; ${whenAgain(wait)}, or raise the rateLimit or timeoutMs`,
-        { server: this.#server, delivery: "transient", serverFault: false, retryAfterMs: Math.ceil(wait) },
+        {
+          server: this.#server,
+          ...(tool !== undefined ? { tool } : {}),
+          delivery: "transient",
+          serverFault: false,
+          retryAfterMs: Math.ceil(wait),
+        },
       );
     }
     const reserved = this.#reserve(now);

@@ -163,7 +163,7 @@ export class ServerGuard {
         // while its own server is busy).
         if (this.#fleet) fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
         for (let attempt = firstAttempt; ; attempt += 1) {
-          if (this.#rate) await guard(this.#rate.take(guarded.what, deadline, signal));
+          if (this.#rate) await guard(this.#rate.take(guarded.what, deadline, signal, guarded.tool));
           try {
             if (deadline.passed) deadline.signal.throwIfAborted();
             return await this.#attempt(guarded, signal);

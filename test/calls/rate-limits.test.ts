@@ -90,7 +90,7 @@ describe("a client-side rate limit (rateLimit)", () => {
     const yard = await yardOf({ rateLimit: { perMinute: 1 } });
     await yard.callTool("h_work", { id: "m0" });
     const error = await yard.callTool("h_work", { id: "m1" }, { timeoutMs: 1_000 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "RATE_LIMITED", server: "h" });
+    expect(error).toMatchObject({ code: "RATE_LIMITED", server: "h", tool: "work", serverFault: false });
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(30_000);
     expect((error as Error).message).toContain("rateLimit");
   });
