@@ -79,6 +79,7 @@ export interface FaultReport {
    * process was killed and restarting — how many were answered with their own id, and by b1.
    */
   fallback: { calls: number; ok: number; servedBy: number };
+  /**
    * The rate-limited HTTP server (a fifth of its calls answered 429, Retry-After: 1): its calls, how
    * many were answered (after waiting), how many failed RATE_LIMITED (the wait would pass the
    * deadline), and the server's retries.

@@ -25,6 +25,8 @@ line(
 line(
   "fallback (p1 → b1)",
   `p1 killed after the storm: ${report.fallback.ok} of ${report.fallback.calls} calls answered, ${report.fallback.servedBy} by b1`,
+);
+line(
   "rate-limited server",
   `${report.rateLimited.ok} of ${report.rateLimited.calls} answered after waiting; ${report.rateLimited.rateLimited} RATE_LIMITED (the wait would pass the deadline); ${report.rateLimited.retries} waits`,
 );
