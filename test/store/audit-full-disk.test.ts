@@ -72,7 +72,7 @@ describe("the audit log on a full disk", () => {
     const ok = await cli("call", "a_echo", JSON.stringify({ text: "room again" }));
     expect(ok).toMatchObject({ code: 0, stdout: expect.stringContaining("room again") });
     expect((await cli("audit", "verify")).stdout).toMatch(/^audit log ok: 1 row,/);
-  });
+  }, 120_000);
 
   it('with onWriteError "continue": the calls go on, said loudly; once writing works, a gap row, and verify reports it', async () => {
     if (!PRLIMIT)
@@ -85,8 +85,9 @@ describe("the audit log on a full disk", () => {
       [
         "steps:",
         "  - { id: first, tool: a_echo, args: { text: first } }",
-        // Long enough for the test to lift the limit while it runs; nothing is timed by it.
-        "  - { id: wait, tool: a_sleep, needs: [first], args: { ms: 3000 } }",
+        // Long enough for the test to lift the limit while it runs, even on a busy machine; nothing is
+        // timed by it.
+        "  - { id: wait, tool: a_sleep, needs: [first], args: { ms: 6000 } }",
         "  - { id: last, tool: a_echo, needs: [wait], args: { text: last } }",
         "",
       ].join("\n"),
@@ -122,7 +123,7 @@ describe("the audit log on a full disk", () => {
       { seq: 2, kind: "call", callId: "wait", outcome: "ok" },
       { seq: 3, kind: "call", callId: "last", outcome: "ok" },
     ]);
-  });
+  }, 120_000);
 
   it("a call on a full disk with continue and nowhere to write, all its life: it says the log is incomplete", async () => {
     const { config, cli } = setup({ onWriteError: "continue" });
@@ -134,7 +135,7 @@ describe("the audit log on a full disk", () => {
     expect(call.stderr()).toMatch(
       /1 entry since \S+ could not be written, and neither could the gap row that marks them: the log is incomplete/,
     );
-  });
+  }, 120_000);
 });
 
 describe("audit checkpoint and verify --checkpoint, signed with audit.key from the environment", () => {

@@ -48,7 +48,7 @@ export async function executePlan(
   const result = await runPlan(plan, {
     host: yard,
     input,
-    ...(store ? { checkpoint: checkpointIn(store) } : {}),
+    ...(store ? { checkpoint: checkpointIn(store, ctx) } : {}),
     ...(resume ? { resume } : {}),
     onEvent: (event) => {
       if (event.type !== "call_finished") return;
@@ -114,11 +114,28 @@ export function renderTrace(steps: PlanStepResult[]): string {
   return reasons.length ? `${table}\n\n${reasons.join("\n")}` : table;
 }
 
-/** A plan run's checkpoints, in the store. */
-function checkpointIn(store: Store): PlanCheckpointer {
+/**
+ * A plan run's checkpoints, in the store. A checkpoint that cannot be written (a full disk) does not
+ * fail the run — it only makes it not resumable from there: said once, and no more are tried.
+ */
+function checkpointIn(store: Store, ctx: CommandContext): PlanCheckpointer {
+  let broken = false;
+  const save = async (runId: string, what: string, write: () => Promise<void>) => {
+    if (broken) return;
+    try {
+      await write();
+    } catch (error) {
+      broken = true;
+      ctx.out.note(
+        `warning: plan run ${runId} could not be checkpointed at ${what} (${error instanceof Error ? error.message : String(error)}); it runs on, but --resume cannot continue it from there`,
+      );
+    }
+  };
   return {
-    started: (runId, hash, input) => store.savePlanRun(runId, hash, JSON.stringify(input)),
-    completed: (runId, stepId, seq, output) => store.savePlanStep(runId, stepId, seq, JSON.stringify(output)),
+    started: (runId, hash, input) =>
+      save(runId, "its start", () => store.savePlanRun(runId, hash, JSON.stringify(input))),
+    completed: (runId, stepId, seq, output) =>
+      save(runId, `step ${stepId}`, () => store.savePlanStep(runId, stepId, seq, JSON.stringify(output))),
   };
 }
 
