@@ -1,5 +1,7 @@
 import type { PromptEntry } from "../catalog/resources.js";
 import { SwitchyardError } from "../errors.js";
+import { refusalFields } from "./approval.js";
+import type { RequestContext, RequestInput } from "./request.js";
 import type { Resolved } from "./resolve.js";
 import { describeParameters, type JsonSchema, validateArguments } from "./validate.js";
 
@@ -98,4 +100,32 @@ export function completionArgument(
     argument: { name: given.name, value: given.value },
     ...(args !== undefined ? { context: { arguments: args as Record<string, string> } } : {}),
   };
+}
+
+/**
+ * A tool call's arguments as given (the model's JSON text parsed against `schema`), once the run's own
+ * check (an agent's guards) has let the call through.
+ * @throws SwitchyardError `INVALID_ARGUMENTS` (unparsable text); `REFUSED` with the run's own words.
+ */
+export function checkedByRun(
+  input: Extract<RequestInput, { kind: "tool" }>,
+  resolved: Resolved,
+  context: RequestContext,
+  schema: JsonSchema,
+): unknown {
+  const given =
+    input.argumentsText !== undefined
+      ? parseArgumentsText(input.argumentsText, resolved, schema)
+      : input.arguments;
+  const refused = input.check?.({
+    name: resolved.name,
+    server: resolved.server,
+    tool: resolved.tool,
+    args: given ?? {},
+  });
+  if (refused)
+    throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
+      refusal: refused,
+    });
+  return given;
 }

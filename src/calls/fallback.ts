@@ -1,9 +1,8 @@
 import { Deadline } from "../abort.js";
 import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
 import { baseToolName } from "../catalog/naming.js";
-import { isSwitchyardError, SwitchyardError } from "../errors.js";
-import { refusalFields } from "./approval.js";
-import { checkToolArguments, parseArgumentsText } from "./arguments.js";
+import { isSwitchyardError } from "../errors.js";
+import { checkedByRun, checkToolArguments } from "./arguments.js";
 import type { ToolResult } from "./normalize.js";
 import { admit, type PolicyStageOptions } from "./policy-step.js";
 import type { RequestRecord } from "./recorder.js";
@@ -67,20 +66,7 @@ export async function serveUnlisted(
   parts: FallbackParts,
   send: SendTo,
 ): Promise<RequestResult> {
-  const given =
-    input.argumentsText !== undefined
-      ? parseArgumentsText(input.argumentsText, resolved, { type: "object" })
-      : input.arguments;
-  const refused = input.check?.({
-    name: resolved.name,
-    server: resolved.server,
-    tool: resolved.tool,
-    args: given ?? {},
-  });
-  if (refused)
-    throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
-      refusal: refused,
-    });
+  const given = checkedByRun(input, resolved, context, { type: "object" });
   context.args = (given ?? {}) as Record<string, unknown>;
   const moved = await chooseFallback(parts.server(resolved.server)!.fallback!, resolved, context, parts);
   if (!moved) throw resolved.unlisted;

@@ -8,7 +8,7 @@ import { type CallRecord, newId } from "../telemetry/events.js";
 import { inSpan } from "../telemetry/tracer.js";
 import type { ApprovalHandler } from "./approval.js";
 import { describeTarget, refusalFields } from "./approval.js";
-import { checkToolArguments, completionArgument, parseArgumentsText, promptArguments } from "./arguments.js";
+import { checkedByRun, checkToolArguments, completionArgument, promptArguments } from "./arguments.js";
 import type { AuditWriter } from "./audit-writer.js";
 import { checkRequestInput, labelOf } from "./check-input.js";
 import { serveUnlisted, serveWithFallback, unlistedTool } from "./fallback.js";
@@ -176,20 +176,7 @@ export class RequestPipeline {
       );
     if (input.kind === "tool") {
       const schema = (resolved.local?.inputSchema ?? resolved.entry!.inputSchema) as JsonSchema;
-      const given =
-        input.argumentsText !== undefined
-          ? parseArgumentsText(input.argumentsText, resolved, schema)
-          : input.arguments;
-      const refused = input.check?.({
-        name: resolved.name,
-        server: resolved.server,
-        tool: resolved.tool,
-        args: given ?? {},
-      });
-      if (refused)
-        throw Object.assign(new SwitchyardError("REFUSED", refused.message, refusalFields(context)), {
-          refusal: refused,
-        });
+      const given = checkedByRun(input, resolved, context, schema);
       context.args = checkToolArguments(resolved, schema, given);
       if (resolved.local) return resolved.local.run(context.args);
     } else if (input.kind === "prompt")
