@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store, Switchyard, type SwitchyardEvent } from "../../src/index.js";
-import { NODE, ROOT, waitFor } from "../helpers.js";
+import { NODE, ROOT, startHttpServer, waitFor } from "../helpers.js";
 
 const TWIN = `${ROOT}test/fixtures/twin-server.mjs`;
 const twin = (name: string, extra: Record<string, unknown> = {}, ...flags: string[]) => ({
@@ -19,6 +19,19 @@ const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((resource) => resource.close()));
 });
+
+/** A twin served over Streamable HTTP (its own process); closed after the test unless the test kills it. */
+async function httpTwin(name: string, ...flags: string[]) {
+  const http = await startHttpServer(NODE, [TWIN, "--name", name, "--http", "0", ...flags]);
+  opened.push(http);
+  return http;
+}
+
+/** Every call row the store keeps, over all its runs. */
+async function storedCalls(store: Store) {
+  const runs = await store.runs();
+  return (await Promise.all(runs.map((run) => store.run(run.id)))).flatMap((run) => run!.calls);
+}
 
 async function yardOf(
   config: Record<string, unknown>,
@@ -176,6 +189,69 @@ describe("fallback servers", () => {
     ).rejects.toMatchObject({
       code: "CONFIG_INVALID",
       message: expect.stringContaining("a → b → a"),
+    });
+  });
+});
+
+describe("fallback servers of a Streamable HTTP server", () => {
+  it("serve the calls of an HTTP server that went down (its process killed): servedBy in the result, the event and the stored row", async () => {
+    const store: Store = await openStore({
+      path: path.join(mkdtempSync(path.join(tmpdir(), "switchyard-fallback-http-")), "s.db"),
+    });
+    opened.push(store);
+    const primary = await httpTwin("primary");
+    const events: SwitchyardEvent[] = [];
+    const yard = await yardOf(
+      {
+        mcpServers: {
+          primary: { url: primary.url, transport: "http", fallback: "backup", retry: { maxRetries: 0 } },
+          backup: twin("backup"),
+        },
+      },
+      { store },
+    );
+    yard.observe((event) => events.push(event));
+    expect(await yard.callTool("primary_lookup", { key: "a" })).toMatchObject({ text: "primary: a" });
+    await primary.close();
+    const served = await yard.callTool("primary_lookup", { key: "b" });
+    expect(served).toMatchObject({ text: "backup: b", servedBy: "backup" });
+    expect(events.filter((event) => event.type === "call_finished").at(-1)).toMatchObject({
+      name: "primary_lookup",
+      server: "primary",
+      servedBy: "backup",
+      ok: true,
+    });
+    await yard.close();
+    expect(
+      (await storedCalls(store)).map((call) => [call.name, call.server, call.servedBy, call.ok]),
+    ).toEqual(
+      expect.arrayContaining([
+        ["primary_lookup", "primary", undefined, true],
+        ["primary_lookup", "primary", "backup", true],
+      ]),
+    );
+  });
+
+  it("serve the calls of an HTTP server whose breaker is open on another HTTP server", async () => {
+    const primary = await httpTwin("primary", "--hang-on-call");
+    const backup = await httpTwin("backup");
+    const yard = await yardOf({
+      mcpServers: {
+        primary: {
+          url: primary.url,
+          transport: "http",
+          fallback: "backup",
+          timeoutMs: 300,
+          circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 },
+        },
+        backup: { url: backup.url, transport: "http" },
+      },
+    });
+    await expect(yard.callTool("primary_lookup", { key: "t" })).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect(yard.servers().find((state) => state.name === "primary")!.breaker).toBe("open");
+    expect(await yard.callTool("primary_lookup", { key: "o" })).toMatchObject({
+      text: "backup: o",
+      servedBy: "backup",
     });
   });
 });
