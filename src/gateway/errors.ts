@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ProtocolError } from "@modelcontextprotocol/server";
 import { isSwitchyardError, messageOf, type SwitchyardError } from "../errors.js";
+import { RETRY_AFTER_META_KEY } from "./meta.js";
 
 /** JSON-RPC codes the gateway answers with. */
 const INVALID_PARAMS = -32602;
@@ -34,11 +35,17 @@ const TOOL_ERROR_CODES = new Set([
 /**
  * A failed `tools/call` as the client gets it: a tool error result (see {@link TOOL_ERROR_CODES}), or a
  * JSON-RPC error — an unknown tool is `-32602` (Invalid params: the spec's protocol error for unknown
- * tools), an error the server itself answered with keeps its code, anything else `-32603`.
+ * tools), an error the server itself answered with keeps its code, anything else `-32603`. A
+ * `RATE_LIMITED` result says when to try again in its text and, for programs, in
+ * `_meta["switchyard/retryAfterMs"]`.
  */
 export function callFailure(error: unknown, redact: Redact): CallToolResult {
   if (isSwitchyardError(error) && TOOL_ERROR_CODES.has(error.code) && error.rpcCode === undefined)
-    return { isError: true, content: [{ type: "text", text: redact(`${error.code}: ${error.message}`) }] };
+    return {
+      isError: true,
+      content: [{ type: "text", text: redact(`${error.code}: ${error.message}`) }],
+      ...(error.retryAfterMs !== undefined ? { _meta: { [RETRY_AFTER_META_KEY]: error.retryAfterMs } } : {}),
+    };
   throw protocolError(error, redact);
 }
 

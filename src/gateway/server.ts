@@ -13,6 +13,7 @@ import { SwitchyardError } from "../errors.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError, toolErrorResult } from "./errors.js";
+import { servedMeta, serverMeta } from "./meta.js";
 import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
@@ -169,8 +170,8 @@ export function buildGatewayServer(parts: GatewayParts): Server {
   return server;
 }
 
-/** Where an entry comes from, on resources, templates and prompts the gateway lists. */
-const meta = (server: string) => ({ "switchyard/server": server });
+/** Where an entry comes from, on tools, resources, templates and prompts the gateway lists. */
+const meta = serverMeta;
 
 /** A catalog tool as `tools/list` gives it: the catalog name, and the server's schemas and annotations. */
 function listedTool(yard: Switchyard, name: string): Tool {
@@ -279,12 +280,17 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   }
 }
 
-/** A Switchyard result as MCP sends it (without our `text` rendering); a tool's error redacted. */
+/**
+ * A Switchyard result as MCP sends it (without our `text` rendering), with how it was served in `_meta`
+ * (a fallback, the cache; see meta.ts); a tool's error redacted.
+ */
 function wireResult(result: ToolResult, redact: (text: string) => string): CallToolResult {
+  const served = servedMeta(result);
   const wire: CallToolResult = {
     content: result.content,
     ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
     ...(result.isError ? { isError: true } : {}),
+    ...(served ? { _meta: served } : {}),
   };
   return result.isError ? toolErrorResult(wire, redact) : wire;
 }
