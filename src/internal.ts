@@ -6,6 +6,7 @@ export { toConversation } from "./agent/route-tools.js";
 export { checkIdentity, osIdentity } from "./calls/identity.js";
 export type { JsonSchema } from "./calls/validate.js";
 export { validateArguments } from "./calls/validate.js";
+export { globMatcher } from "./catalog/glob.js";
 export { baseToolName, toolNamePrefix } from "./catalog/naming.js";
 export * from "./config/defaults.js";
 export { inputVariable } from "./config/interpolate.js";

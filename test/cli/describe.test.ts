@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile, Switchyard } from "../../src/index.js";
-import { ROOT, runCli } from "../helpers.js";
+import { NODE, ROOT, runCli } from "../helpers.js";
 
 const FLEET = path.join(ROOT, "examples/fleet.json");
 let dir: string;
@@ -99,5 +99,52 @@ describe("switchyard describe", () => {
     expect(stderr).toBe(
       "switchyard: no tool named hasher_hash_txt in the catalog; did you mean hasher_hash_text?\n",
     );
+  });
+
+  it("shows how a tool's calls are served where it applies: its server's fallback, rateLimit and cache, the fleet cap, routing hints", async () => {
+    const twin = (name: string, extra: Record<string, unknown> = {}) => ({
+      command: NODE,
+      args: [path.join(ROOT, "test/fixtures/twin-server.mjs"), "--name", name, "--tools", "lookup,other"],
+      ...extra,
+    });
+    const file = path.join(dir, "degrade.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        store: false,
+        mcpServers: {
+          primary: twin("primary", {
+            fallback: ["backup", "spare"],
+            rateLimit: { perSecond: 2, perMinute: 60 },
+            cache: { ttlMs: 60_000, tools: ["lookup"] },
+          }),
+          backup: twin("backup"),
+          spare: twin("spare"),
+        },
+        limits: { inFlight: 3 },
+        routing: { hints: [{ when: "find 查找", tools: ["primary_l*"] }] },
+      }),
+    );
+    const run = (tool: string) => runCli(["--config", file, "describe", tool], { env });
+    const lookup = await run("primary_lookup");
+    expect(lookup.code, lookup.stderr).toBe(0);
+    expect(lookup.stdout).toContain(
+      [
+        "Fallback:     backup, spare (serves its calls while primary is down)",
+        "Rate limit:   2 per second, 60 per minute, burst 1",
+        "Cache:        yes (cache.tools); results kept 60000 ms, at most 1000",
+        "Fleet cap:    3 calls in flight over every server (limits.inFlight)",
+        'Routing hints: first for requests matching "find 查找"',
+        "Description:",
+      ].join("\n"),
+    );
+    const other = await run("primary_other");
+    expect(other.stdout).toContain("Cache:        no (not read-only, not in cache.tools);");
+    expect(other.stdout).not.toContain("Routing hints:");
+    // A server with none of them: the fleet cap alone, which every call is under.
+    const backup = await run("backup_lookup");
+    expect(backup.code).toBe(0);
+    expect(backup.stdout).not.toMatch(/^(Fallback|Rate limit|Cache|Routing hints):/m);
+    expect(backup.stdout).toContain("Fleet cap:    3 calls in flight");
   });
 });

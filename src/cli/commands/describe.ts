@@ -3,8 +3,8 @@ import { didYouMean } from "../../internal.js";
 import { connectFor } from "../connect-for.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
-
 import { formatTable, wrap } from "../table.js";
+import { settingsLines } from "./describe-settings.js";
 
 /** Flags of `describe`. */
 export interface DescribeFlags {
@@ -42,7 +42,7 @@ export async function describeCommand(
     );
   }
   if (ctx.out.json) ctx.out.data(entry);
-  else ctx.out.result(renderTool(entry));
+  else ctx.out.result(renderTool(entry, settingsLines(yard.config, entry)));
   return EXIT_OK;
 }
 
@@ -54,8 +54,11 @@ const ANNOTATIONS = [
   ["openWorldHint", "open-world"],
 ] as const;
 
-/** A catalog entry as a person reads it: who it is, what it does, what it takes and gives. */
-export function renderTool(entry: CatalogEntry): string {
+/**
+ * A catalog entry as a person reads it: who it is, how its calls are served (`settings`, after the
+ * annotations), what it does, what it takes and gives.
+ */
+export function renderTool(entry: CatalogEntry, settings: readonly string[] = []): string {
   const annotations = (entry.annotations ?? {}) as Record<string, unknown>;
   const title = entry.title ?? (typeof annotations.title === "string" ? annotations.title : undefined);
   const hints = ANNOTATIONS.map(([key, label]) => {
@@ -68,6 +71,7 @@ export function renderTool(entry: CatalogEntry): string {
     `Tool:         ${entry.tool}`,
     ...(title ? [`Title:        ${title}`] : []),
     `Annotations:  ${hints}`,
+    ...settings,
     "Description:",
     ...(entry.description.trim() ? wrap(entry.description.trim(), textWidth()) : ["(none)"]).map(
       (line) => `  ${line}`,
