@@ -140,7 +140,11 @@ export class ServerGuard {
     return this.#guarded(guarded, 0);
   }
 
-  /** The full path: the deadline's own signal over the breaker, the queue, a restart and every retry. */
+  /**
+   * The full path: the deadline's own signal over the breaker, the queue, a restart and every retry.
+   * A server's "not now" is waited out holding no slot — neither the server's nor the fleet's — so
+   * other calls go on meanwhile; the request then queues for them again, within its deadline.
+   */
   async #guarded(guarded: GuardedRequest, firstAttempt: number, firstWait?: number): Promise<unknown> {
     const { deadline } = guarded;
     const signal = deadline.signalWith(guarded.signal);
@@ -149,38 +153,55 @@ export class ServerGuard {
       promise.catch((error: unknown) => Promise.reject(explain(error)));
     try {
       if (firstAttempt > 0) await guard(this.#backoff(firstAttempt - 1, signal, firstWait));
-      await guard(this.#breaker.admit(guarded.what, signal));
-      const release = await guard(
-        this.#bulkhead.acquire(
-          signal,
-          { server: this.#connection.name, tool: guarded.what },
-          guarded.priority,
-        ),
-      );
-      let fleetSlot: (() => void) | undefined;
-      try {
-        // The server can take it: only now does it wait for the fleet (never holding a fleet slot
-        // while its own server is busy).
-        if (this.#fleet) fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
-        for (let attempt = firstAttempt; ; attempt += 1) {
-          if (this.#rate) await guard(this.#rate.take(guarded.what, deadline, signal, guarded.tool));
-          try {
-            if (deadline.passed) deadline.signal.throwIfAborted();
-            return await this.#attempt(guarded, signal);
-          } catch (error) {
-            const failure = explain(error);
-            if (signal.aborted) throw failure;
-            const wait = this.#waitFor(failure, guarded, attempt);
-            if (wait === undefined && !this.#shouldRetry(failure, guarded, attempt)) throw failure;
-            await guard(this.#backoff(attempt, signal, wait));
-          }
-        }
-      } finally {
-        fleetSlot?.();
-        release();
+      for (let attempt = firstAttempt; ; attempt += 1) {
+        const notNow = await this.#held(guarded, attempt, signal, explain, guard);
+        if (!("wait" in notNow)) return notNow.answer;
+        attempt = notNow.attempt;
+        await guard(this.#backoff(attempt, signal, notNow.wait));
       }
     } finally {
       deadline.dispose();
+    }
+  }
+
+  /**
+   * Tries from `attempt` on while holding the server's slot and, with `limits`, a fleet slot: the answer,
+   * or — the server said "not now" — how long to wait (the slots given back first) and the try it was.
+   */
+  async #held(
+    guarded: GuardedRequest,
+    firstAttempt: number,
+    signal: AbortSignal,
+    explain: (error: unknown) => unknown,
+    guard: <T>(promise: Promise<T>) => Promise<T>,
+  ): Promise<{ answer: unknown } | { wait: number; attempt: number }> {
+    const { deadline } = guarded;
+    await guard(this.#breaker.admit(guarded.what, signal));
+    const release = await guard(
+      this.#bulkhead.acquire(signal, { server: this.#connection.name, tool: guarded.what }, guarded.priority),
+    );
+    let fleetSlot: (() => void) | undefined;
+    try {
+      // The server can take it: only now does it wait for the fleet (never holding a fleet slot
+      // while its own server is busy).
+      if (this.#fleet) fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
+      for (let attempt = firstAttempt; ; attempt += 1) {
+        if (this.#rate) await guard(this.#rate.take(guarded.what, deadline, signal, guarded.tool));
+        try {
+          if (deadline.passed) deadline.signal.throwIfAborted();
+          return { answer: await this.#attempt(guarded, signal) };
+        } catch (error) {
+          const failure = explain(error);
+          if (signal.aborted) throw failure;
+          const wait = this.#waitFor(failure, guarded, attempt);
+          if (wait !== undefined) return { wait, attempt };
+          if (!this.#shouldRetry(failure, guarded, attempt)) throw failure;
+          await guard(this.#backoff(attempt, signal));
+        }
+      }
+    } finally {
+      fleetSlot?.();
+      release();
     }
   }
 

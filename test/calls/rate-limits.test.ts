@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { Switchyard } from "../../src/index.js";
 import { NODE, ROOT, startHttpServer } from "../helpers.js";
@@ -93,5 +94,42 @@ describe("a client-side rate limit (rateLimit)", () => {
     expect(error).toMatchObject({ code: "RATE_LIMITED", server: "h", tool: "work", serverFault: false });
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(30_000);
     expect((error as Error).message).toContain("rateLimit");
+  });
+});
+
+describe("a call waiting out a Retry-After holds no slot while it sleeps", () => {
+  it("other calls to the same server (maxConcurrency 1) and to another (limits.inFlight 1) go on meanwhile", async () => {
+    const http = await startHttpServer(NODE, [FAULT_SERVER, "--http", "0"]);
+    opened.push(http);
+    const yard = await Switchyard.connect({
+      limits: { inFlight: 1 },
+      mcpServers: {
+        h: { url: http.url, transport: "http", maxConcurrency: 1 },
+        g: { command: NODE, args: [FAULT_SERVER] },
+      },
+    });
+    opened.push(yard);
+    // A second client of the same server, with its own slots, to see what the server saw.
+    const observer = await Switchyard.connect({ mcpServers: { h: { url: http.url, transport: "http" } } });
+    opened.push(observer);
+    const finished: string[] = [];
+    // Refused twice, 2 s each: the first refusal comes on the fast path, the second once the call is
+    // back through the queue and the fleet-wide limit — the wait that must hold neither.
+    const limited = yard
+      .callTool("h_work", { id: "a", fault: "limited", retryAfter: 2, times: 2 }, { timeoutMs: 60_000 })
+      .then((result) => {
+        finished.push("a");
+        return result;
+      });
+    while ((await timesOf(observer, "a")).length < 2) await delay(50);
+    const others = [
+      yard.callTool("h_work", { id: "b" }).then(() => finished.push("b h")),
+      yard.callTool("g_work", { id: "c" }).then(() => finished.push("c g")),
+    ];
+    await Promise.all([limited, ...others]);
+    expect((await limited).content).toEqual([{ type: "text", text: "done a" }]);
+    expect(finished.at(-1)).toBe("a");
+    expect(await timesOf(observer, "a")).toHaveLength(3);
+    expect(yard.servers().map((server) => server.inFlight)).toEqual([0, 0]);
   });
 });
