@@ -144,6 +144,13 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
   const timeoutMs = options.timeoutMs ?? plan.timeoutMs ?? DEFAULT_PLAN_TIMEOUT_MS;
   const deadline = new Deadline(timeoutMs);
   const signal = deadline.signalWith(options.signal);
+  /** `work`, and the deadline's timer released should it throw (a checkpoint the store refused): a
+   * run that fails leaves nothing that keeps the process alive. */
+  const orRelease = <T>(work: Promise<T>): Promise<T> =>
+    work.catch((error: unknown) => {
+      deadline.dispose();
+      throw error;
+    });
   const scope = { input, steps: {} as Record<string, StepScope> };
   /** Ids of the steps that succeeded, in the order they did (what `onFailure: compensate` undoes). */
   const completed: string[] = [];
@@ -155,7 +162,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
     restored.add(id);
   }
   const { checkpoint } = options;
-  if (checkpoint && !options.resume) await checkpoint.started(runId, planHash(plan), input);
+  if (checkpoint && !options.resume) await orRelease(checkpoint.started(runId, planHash(plan), input));
   const { host } = options;
   const redactor = host.redactor;
   const spans = new RunSpans({ kind: "plan", runId, ...(plan.name ? { name: plan.name } : {}) });
@@ -254,7 +261,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       })(),
     );
   }
-  const steps = await Promise.all(plan.steps.map((step) => results.get(step.id)!));
+  const steps = await orRelease(Promise.all(plan.steps.map((step) => results.get(step.id)!)));
   deadline.dispose();
   const ok = steps.every((step) => step.ok);
   const compensations =
