@@ -1,4 +1,4 @@
-import { Deadline } from "../abort.js";
+import { abortable, Deadline } from "../abort.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../config/defaults.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
 import type { ServerRequest } from "../fleet/requests.js";
@@ -26,6 +26,7 @@ import {
   type RequestResults,
 } from "./request.js";
 import { quarantineOf, type Resolved, type ResolveParts, resolveRequest } from "./resolve.js";
+import { sharedWaitFailure } from "./result-cache.js";
 import {
   completionResult,
   promptResult,
@@ -249,20 +250,21 @@ export class RequestPipeline {
           args,
           ...(onProgress ? { onProgress } : {}),
         };
-        // The server's result cache, when it has one and the tool only reads: after the policy and the
-        // approval (a refused call stays refused), before the guard (a hit sends nothing).
-        const cache = server.cache;
-        const key = cache?.keyOf(resolved.tool, resolved.entry, args, context.identity);
-        if (key !== undefined) {
-          const hit = cache!.get(key);
-          if (hit) return { ...hit, cached: true };
-        }
         // A tool quarantined since it was resolved (its lazy server, started for this call, listed it
         // changed) is not sent.
         const beforeSend = () => quarantineOf(this.#parts.catalog.get(resolved.name));
-        const result = toolResult(resolved, await server.send({ ...guarded, request, beforeSend }));
-        if (key !== undefined) cache!.set(key, result);
-        return result;
+        const send = async () => toolResult(resolved, await server.send({ ...guarded, request, beforeSend }));
+        // The server's result cache, when it has one and the tool only reads: after the policy and the
+        // approval (a refused call stays refused), before the guard (a hit, or a call that joins an
+        // identical one in flight, sends nothing).
+        const key = server.cache?.keyOf(resolved.tool, resolved.entry, args, context.identity);
+        if (key === undefined) return send();
+        const where = { server: resolved.server, tool: resolved.tool };
+        return server.cache!.serve(key, send, (shared) =>
+          abortable(shared, context.deadline.signalWith(input.signal), () =>
+            sharedWaitFailure(guarded.what, where, context.deadline.limitMs, input.signal?.aborted === true),
+          ),
+        );
       }
       case "resource":
         try {

@@ -3,6 +3,10 @@
 // the tool and its arguments in canonical form. Emptied when the server's tools are listed again
 // (`tools/list_changed`, a restart) or a pin of them changes (`switchyard trust`).
 //
+// Identical calls at once send one request: while one is in flight, the others wait for its answer
+// and get a copy of it (`cached: true`, as a hit is); its failure goes to each of them and is kept by
+// none (only a first caller's own cancel is not passed on: each waiter then sends its own).
+//
 // A Map keeps insertion order, which is all an LRU needs (a hit is moved to the end); the lru-cache
 // package in node_modules is only a dependency of a dependency, and these few lines cost less than a
 // direct dependency would.
@@ -10,6 +14,7 @@
 import type { CatalogEntry } from "../catalog/catalog.js";
 import { globMatcher } from "../catalog/glob.js";
 import type { ServerCacheConfig } from "../config/sections/cache.js";
+import { isSwitchyardError, SwitchyardError } from "../errors.js";
 import { canonicalJson, type Identity } from "../telemetry/audit.js";
 import type { ToolResult } from "./normalize.js";
 
@@ -20,11 +25,16 @@ interface Kept {
   until: number;
 }
 
+/** What the one request of identical calls in flight came to: its result as JSON, or its failure. */
+type Shared = { json: string } | { error: unknown };
+
 export class ResultCache {
   readonly #config: ServerCacheConfig;
   readonly #listed: (tool: string) => boolean;
   readonly #now: () => number;
   readonly #kept = new Map<string, Kept>();
+  /** The one request of each key in flight now, which identical calls wait for. */
+  readonly #flying = new Map<string, Promise<Shared>>();
 
   constructor(config: ServerCacheConfig, now: () => number = () => performance.now()) {
     this.#config = config;
@@ -61,11 +71,49 @@ export class ResultCache {
     return JSON.parse(kept.json) as ToolResult;
   }
 
+  /**
+   * A call that may be cached: a kept result, else the answer of an identical call in flight (both a
+   * copy marked `cached: true`), else what `send` gets — kept when it succeeds, and shared meanwhile.
+   * `wait` bounds a wait for another's answer by this call's own deadline and cancel.
+   * @throws what `send` threw, or what the identical call in flight failed with; what `wait` throws.
+   */
+  async serve(
+    key: string,
+    send: () => Promise<ToolResult>,
+    wait: (shared: Promise<Shared>) => Promise<Shared>,
+  ): Promise<ToolResult> {
+    const hit = this.get(key);
+    if (hit) return { ...hit, cached: true };
+    const flying = this.#flying.get(key);
+    if (flying) {
+      const outcome = await wait(flying);
+      if ("json" in outcome) return { ...(JSON.parse(outcome.json) as ToolResult), cached: true };
+      // Its caller cancelled it: not this call's failure, which sends its own (shared with none).
+      if (!isSwitchyardError(outcome.error, "CANCELLED")) throw outcome.error;
+      return send();
+    }
+    const sent = send();
+    const shared: Promise<Shared> = sent.then(
+      (result) => ({ json: JSON.stringify(result) }),
+      (error: unknown) => ({ error }),
+    );
+    this.#flying.set(key, shared);
+    const outcome = await shared;
+    if (this.#flying.get(key) === shared) this.#flying.delete(key);
+    if ("error" in outcome) throw outcome.error;
+    const result = await sent;
+    if (!result.isError) this.#keep(key, outcome.json);
+    return result;
+  }
+
   /** Keep a successful result (a tool's error is never kept), dropping the least recently used past the cap. */
   set(key: string, result: ToolResult): void {
-    if (result.isError) return;
+    if (!result.isError) this.#keep(key, JSON.stringify(result));
+  }
+
+  #keep(key: string, json: string): void {
     this.#kept.delete(key);
-    this.#kept.set(key, { json: JSON.stringify(result), until: this.#now() + this.#config.ttlMs });
+    this.#kept.set(key, { json, until: this.#now() + this.#config.ttlMs });
     while (this.#kept.size > this.#config.maxEntries) {
       const oldest = this.#kept.keys().next().value as string;
       this.#kept.delete(oldest);
@@ -75,5 +123,29 @@ export class ResultCache {
   /** Forget every result (the server's tools were listed again, or a pin changed). */
   clear(): void {
     this.#kept.clear();
+    this.#flying.clear(); // a call from now on does not join one sent under the old tools
   }
+}
+
+/**
+ * Why a call waiting for an identical one's answer stopped waiting: its caller cancelled it, or its
+ * own deadline passed first (nothing of its own was sent either way).
+ */
+export function sharedWaitFailure(
+  what: string,
+  where: { server: string; tool: string },
+  limitMs: number,
+  cancelled: boolean,
+): SwitchyardError {
+  return cancelled
+    ? new SwitchyardError("CANCELLED", `${what} was cancelled by the caller`, {
+        ...where,
+        delivery: "not_sent",
+        serverFault: false,
+      })
+    : new SwitchyardError(
+        "TIMEOUT",
+        `${what} waited for an identical call in flight (the result cache sends one request for both) and did not get its answer within ${limitMs} ms; if the tool is only slow, raise the server's timeoutMs or pass timeoutMs`,
+        { ...where, delivery: "not_sent", serverFault: true },
+      );
 }

@@ -200,3 +200,55 @@ describe("the result cache", () => {
     ).toThrow(/cache/);
   });
 });
+
+describe("identical calls at once (the result cache coalesces them)", () => {
+  it("sends one request for identical calls in flight together; the others get a copy of its result, cached: true", async () => {
+    const yard = await yardOf({ ttlMs: 60_000 });
+    const args = { q: "same", ms: 300 };
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(() => yard.callTool("c_lookup", args, { identity: alice })),
+    );
+    expect(await seen(yard)).toEqual({ lookup: 1 });
+    expect(new Set(results.map((result) => result.text)).size).toBe(1);
+    expect(results.filter((result) => result.cached === true)).toHaveLength(3);
+    // Each has its own copy.
+    results[1]!.text = "changed";
+    expect(results[2]!.text).toBe(results[0]!.text);
+    // Another identity, or other arguments, is another request.
+    await Promise.all([
+      yard.callTool("c_lookup", args, { identity: bob }),
+      yard.callTool("c_lookup", { ...args, q: "other" }, { identity: alice }),
+    ]);
+    expect(await seen(yard)).toEqual({ lookup: 3 });
+  });
+
+  it("hands its failure to each waiter and keeps none: the next call is sent again", async () => {
+    const yard = await Switchyard.connect({
+      mcpServers: {
+        c: { command: NODE, args: [COUNTING_SERVER], cache: { ttlMs: 60_000 }, retry: { maxRetries: 0 } },
+      },
+    });
+    opened.push(yard);
+    const args = { q: "bad", ms: 300, fail: true };
+    const failures = await Promise.all([0, 1, 2].map(() => failureOf(yard.callTool("c_lookup", args))));
+    expect(await seen(yard)).toEqual({ lookup: 1 });
+    for (const failure of failures) expect(failure.message).toContain("lookup failed (call 1)");
+    await failureOf(yard.callTool("c_lookup", args));
+    expect(await seen(yard)).toEqual({ lookup: 2 });
+    // A tool's error result alike: shared by the calls at once, kept for none.
+    const broken = await Promise.all([0, 1].map(() => yard.callTool("c_broken", { ms: 300 })));
+    expect(broken.map((result) => result.isError)).toEqual([true, true]);
+    expect((await yard.callTool("c_broken", { ms: 300 })).cached).toBeUndefined();
+    expect(await seen(yard)).toEqual({ lookup: 2, broken: 2 });
+  });
+
+  it("a waiter whose own deadline passes first fails TIMEOUT without sending; the first call still answers", async () => {
+    const yard = await yardOf({ ttlMs: 60_000 });
+    const first = yard.callTool("c_lookup", { q: "slow", ms: 2_000 });
+    const waiter = await failureOf(yard.callTool("c_lookup", { q: "slow", ms: 2_000 }, { timeoutMs: 200 }));
+    expect(waiter).toMatchObject({ code: "TIMEOUT", delivery: "not_sent" });
+    expect(waiter.message).toContain("waited for an identical call in flight");
+    expect((await first).isError).toBe(false);
+    expect(await seen(yard)).toEqual({ lookup: 1 });
+  });
+});
