@@ -8,7 +8,7 @@ import { chatCommand } from "./commands/chat.js";
 import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
 import { loginCommand, logoutCommand } from "./commands/login.js";
-import { planCommand } from "./commands/plan.js";
+import { type PlanFlags, planCommand } from "./commands/plan.js";
 import {
   promptCommand,
   promptsCommand,
@@ -191,7 +191,9 @@ function program(): Command {
     .command("plan <question>")
     .description("ask the configured model for a plan over the catalog, check it and print it")
     .option("--run", "run the plan once it checks out")
-    .action(run((ctx, question: string, flags: { run?: boolean }) => planCommand(ctx, question, flags)));
+    .option("--input <key=value...>", "a plan input the model may read and the run is given; repeat for more")
+    .option("--model <name>", "the model's name (overrides the config and SWITCHYARD_MODEL)")
+    .action(run((ctx, question: string, flags: PlanFlags) => planCommand(ctx, question, flags)));
   cli
     .command("run <plan>")
     .description("run a declared plan (a graph of tool calls) over the configured fleet")

@@ -12,7 +12,9 @@ export interface PlanStepOutput {
 /**
  * Where a plan run is checkpointed step by step (a store: `savePlanRun`, `savePlanStep`), so that a run
  * that failed or was cut short can be resumed after its last completed step. Each save is awaited
- * before the run goes on: a step reported complete is one a resume will not run again.
+ * before the run goes on: a step reported complete is one a resume will not run again. The output
+ * `completed` is given has been through the host's redactor, as a call's recorded result has: a secret
+ * a step's result held is kept as `[REDACTED]`, and a resumed run's later steps read it so.
  */
 export interface PlanCheckpointer {
   started(runId: string, planHash: string, input: Record<string, unknown>): Promise<void>;

@@ -217,7 +217,14 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       if (answer.isError)
         return { ...base, status: "failed", ok: false, error: record.error!, result: answer };
       completed.push(step.id);
-      await checkpoint?.completed(runId, step.id, completed.length, scope.steps[step.id]!);
+      // Kept as a call's result is recorded: through the host's redactor (a resume reads it so).
+      const output = scope.steps[step.id]!;
+      await checkpoint?.completed(
+        runId,
+        step.id,
+        completed.length,
+        redactor ? redactor.value(output) : output,
+      );
       return { ...base, status: "ok", ok: true, result: answer };
     }
     const error = record.error ?? { code: outcome.error.code, message: outcome.error.message };

@@ -2,7 +2,7 @@ import { type ChatMessage, resolveModel, type Switchyard } from "../../internal.
 import { type Plan, parsePlan, preflightPlan } from "../../plan/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, messageOf } from "../exit-codes.js";
-import { executePlan } from "./run.js";
+import { executePlan, parseInputs } from "./run.js";
 
 /** What the model is told a plan is: the same YAML `switchyard run` takes. */
 const PLAN_FORMAT = `Answer with one plan in YAML and nothing else. The format:
@@ -17,18 +17,26 @@ outputs: { <name>: "{{steps.<id>.text}}" }      # optional
 An argument may read an earlier step's result: "{{steps.<id>.text}}", "{{steps.<id>.structured.<field>}}"
 (a step that reads another waits for it). Steps must not depend on each other in a circle.`;
 
+/** `plan` flags: `--run`, `--input key=value` (repeatable), `--model <name>`. */
+export interface PlanFlags {
+  run?: boolean;
+  input?: string[];
+  model?: string;
+}
+
 /**
- * `switchyard plan "<question>" [--run]`: ask the configured model for a plan over the catalog, check it
- * (it reads as a plan, its tools exist, its known arguments fit their schemas, no circles) and print it;
- * a plan that does not check out is sent back once with its problems. `--run` runs it as `run` does.
+ * `switchyard plan "<question>" [--run] [--input key=value ...] [--model <name>]`: ask the configured
+ * model for a plan over the catalog, check it (it reads as a plan, its tools exist, its known arguments
+ * fit their schemas — the inputs' values included —, no circles) and print it; a plan that does not
+ * check out is sent back once with its problems. `--run` runs it as `run` does, with the inputs.
  */
-export async function planCommand(
-  ctx: CommandContext,
-  question: string,
-  flags: { run?: boolean },
-): Promise<number> {
+export async function planCommand(ctx: CommandContext, question: string, flags: PlanFlags): Promise<number> {
+  const input = parseInputs(flags.input ?? []);
   const config = ctx.loadConfig();
-  const model = resolveModel(config.model ? { section: config.model } : {});
+  const model = resolveModel({
+    ...(config.model ? { section: config.model } : {}),
+    ...(flags.model ? { name: flags.model } : {}),
+  });
   const yard = await ctx.connect();
   const tools = yard.tools().filter((tool) => tool.unsupported === undefined);
   const catalog = tools
@@ -37,7 +45,10 @@ export async function planCommand(
     )
     .join("\n");
   const messages: ChatMessage[] = [
-    { role: "system", content: `You plan tool calls. The tools, one a line:\n${catalog}\n\n${PLAN_FORMAT}` },
+    {
+      role: "system",
+      content: `You plan tool calls. The tools, one a line:\n${catalog}\n\n${PLAN_FORMAT}${inputsNote(input)}`,
+    },
     { role: "user", content: question },
   ];
   let text = "";
@@ -52,8 +63,8 @@ export async function planCommand(
     }
     const answer = await model.complete({ messages, tools: [], signal: ctx.runSignal() });
     text = unfenced(answer.content ?? "");
-    const checked = check(text, yard);
-    if (typeof checked !== "string") return done(ctx, yard, checked, text, flags);
+    const checked = check(text, yard, input);
+    if (typeof checked !== "string") return done(ctx, yard, checked, text, flags, input);
     problem = checked;
     ctx.out.note(`the model's plan is not valid: ${problem}${attempt === 0 ? "; asking again" : ""}`);
   }
@@ -65,11 +76,12 @@ async function done(
   yard: Switchyard,
   plan: Plan,
   text: string,
-  flags: { run?: boolean },
+  flags: PlanFlags,
+  input: Record<string, unknown>,
 ): Promise<number> {
   if (flags.run) {
     ctx.out.note(text);
-    return executePlan(ctx, yard, plan, {});
+    return executePlan(ctx, yard, plan, input);
   }
   if (ctx.out.json) ctx.out.data({ plan: text });
   else ctx.out.result(text);
@@ -77,14 +89,22 @@ async function done(
 }
 
 /** The plan, or what is wrong with it. */
-function check(text: string, yard: Switchyard): Plan | string {
+function check(text: string, yard: Switchyard, input: Record<string, unknown>): Plan | string {
   try {
     const plan = parsePlan(text, "the model's plan");
-    preflightPlan(plan, { host: yard });
+    preflightPlan(plan, { host: yard, input });
     return plan;
   } catch (error) {
     return messageOf(error);
   }
+}
+
+/** What the model is told of the `--input` values: their names, to read as `{{input.<name>}}`. */
+function inputsNote(input: Record<string, unknown>): string {
+  const names = Object.keys(input);
+  if (!names.length) return "";
+  const lines = names.map((name) => `  ${name}: ${JSON.stringify(input[name])}`);
+  return `\nThe run is given these inputs; read them as "{{input.<name>}}" rather than writing their values:\n${lines.join("\n")}`;
 }
 
 /** The YAML inside a ```yaml fence, when the model wrote one. */

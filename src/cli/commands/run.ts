@@ -175,7 +175,7 @@ function renderCompensations(result: PlanResult): string {
 }
 
 /** `key=value` pairs; a value that reads as JSON (a number, true, an object) is taken as such. */
-function parseInputs(pairs: string[]): Record<string, unknown> {
+export function parseInputs(pairs: string[]): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const pair of pairs) {
     const at = pair.indexOf("=");
