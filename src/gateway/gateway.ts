@@ -24,6 +24,7 @@ import { LiveServers } from "./live-servers.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
 import { buildGatewayServer, type GatewayParts } from "./server.js";
+import { SessionSeal } from "./session-seal.js";
 import { type GatewaySessionStore, HttpSessions } from "./sessions.js";
 import { StdioConnections } from "./stdio-connections.js";
 
@@ -91,6 +92,19 @@ export interface GatewayOptions {
   sessionStore?: GatewaySessionStore;
   /** Told of sessions the store could not keep or give back (the session then lives in this process only). */
   onSessionStoreError?: (error: unknown) => void;
+  /**
+   * Seal each 2025-11-25 session into its `Mcp-Session-Id` with this key (AES-256-GCM; at least
+   * `DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS` characters): every replica given the same key serves every
+   * session, with no store; `sessionStore` then only serves ids of before, not sealed.
+   */
+  sessionKey?: string;
+  /** Keys sealed ids are still opened with, never sealed with (the ones before a rotation). */
+  previousSessionKeys?: readonly string[];
+  /**
+   * A sealed session id is accepted this long after its `initialize` (then 404: the client starts
+   * another). Default `DEFAULT_GATEWAY_SESSION_MAX_AGE_MS`.
+   */
+  sessionMaxAgeMs?: number;
 }
 
 /** The whole fleet of a Switchyard as one MCP server. */
@@ -122,7 +136,8 @@ export interface Gateway extends AsyncDisposable {
  * await gateway.connectStdio();
  * ```
  * @throws SwitchyardError `INVALID_INPUT` for an unknown mode, or a limit (`maxSessions`,
- *   `sessionsPerUser`, `streamsPerUser`, `sessionIdleMs`) that is not a positive integer.
+ *   `sessionsPerUser`, `streamsPerUser`, `sessionIdleMs`, `sessionMaxAgeMs`) that is not a positive
+ *   integer, or a session key shorter than `DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS`.
  */
 export function createGateway(yard: Switchyard, options: GatewayOptions = {}): Gateway {
   const mode = options.mode ?? DEFAULT_GATEWAY_MODE;
@@ -152,6 +167,15 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     clock: options.clock,
     store: options.sessionStore,
     onStoreError: options.onSessionStoreError,
+    seal:
+      options.sessionKey === undefined
+        ? undefined
+        : new SessionSeal({
+            key: options.sessionKey,
+            previousKeys: options.previousSessionKeys,
+            maxAgeMs: options.sessionMaxAgeMs,
+            clock: options.clock,
+          }),
   });
   const streams = new StreamSlots(
     limitOf("streamsPerUser", options.streamsPerUser, DEFAULT_GATEWAY_STREAMS_PER_USER),

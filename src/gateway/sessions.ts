@@ -1,6 +1,6 @@
 // The gateway's 2025-11-25 HTTP sessions: one server instance and transport each, held in this process
-// (at most `maxSessions`), kept in a session store when there is one, so that any replica takes up a
-// session another began. Each identity has at most `sessionsPerUser` (here and in the store); a session
+// (at most `maxSessions`), sealed into their ids (session-seal.ts) or kept in a session store, so that any
+// replica takes up a session another began. Each identity has at most `sessionsPerUser` (here and in the store); a session
 // unused for `idleMs` is ended, here and in the store.
 import { randomUUID } from "node:crypto";
 import {
@@ -19,6 +19,8 @@ import {
 } from "../config/defaults.js";
 import type { Store } from "../store/store.js";
 import { limitOf, tooManyRequests } from "./limits.js";
+import { anotherUsers, sessionExpired, sessionNotFound } from "./session-refusals.js";
+import { SEALED_PREFIX, type SessionSeal } from "./session-seal.js";
 
 /** What the gateway needs of a store to share its 2025-11-25 sessions (every `Store` has it). */
 export type GatewaySessionStore = Pick<
@@ -37,6 +39,14 @@ const wallClock: Clock = { now: () => Date.now() };
 /** What taking up a stored session gives when the session is another user's. */
 const ANOTHER_USERS = Symbol("another user's session");
 
+/** A session to take up: whose it is and the `initialize` to replay (from its sealed id or the store). */
+interface FoundSession {
+  user: string;
+  initialize: unknown;
+  /** Sealed: when the id stops being accepted (ms since the epoch). */
+  expiresAt?: number | undefined;
+}
+
 /** A 2025-11-25 session this process holds. */
 interface HeldSession {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -45,6 +55,8 @@ interface HeldSession {
   usedAt: number;
   /** When its last use was written to the session store (ms since the epoch). */
   touchedAt: number;
+  /** Sealed: when its id stops being accepted (ms since the epoch), on every replica alike. */
+  expiresAt?: number | undefined;
 }
 
 /** Options of {@link HttpSessions}. */
@@ -61,6 +73,11 @@ export interface HttpSessionsOptions {
   clock?: Clock | undefined;
   /** Where sessions are kept beside this process's memory, for other replicas and restarts. */
   store?: GatewaySessionStore | undefined;
+  /**
+   * Seals each new session into its id (`gateway.sessionKey`): any replica with the key takes it up, and
+   * the store is not used for sessions (ids of before, not sealed, are still looked up there).
+   */
+  seal?: SessionSeal | undefined;
   /** Told of sessions the store could not keep or give back (the session then lives here only). */
   onStoreError?: ((error: unknown) => void) | undefined;
 }
@@ -81,6 +98,7 @@ export class HttpSessions {
   readonly #idleMs: number;
   readonly #clock: Clock;
   readonly #store: GatewaySessionStore | undefined;
+  readonly #seal: SessionSeal | undefined;
   /** Tells `onStoreError` (a session the store could not keep or give back lives here only). */
   readonly #storeFailed: (error: unknown) => void;
   /** By id, the most recently used last. */
@@ -99,6 +117,7 @@ export class HttpSessions {
     this.#serve = options.serve;
     this.#clock = options.clock ?? wallClock;
     this.#store = options.store;
+    this.#seal = options.seal;
     this.#storeFailed = (error) => options.onStoreError?.(error);
     this.#sweep(); // the rows that expired while no gateway was running
   }
@@ -118,21 +137,18 @@ export class HttpSessions {
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const held = this.#sessions.get(id);
+      if (held && held.expiresAt !== undefined && now >= held.expiresAt) {
+        void this.#end(id, held);
+        return sessionExpired(held.expiresAt);
+      }
       if (held && this.#expired(held.usedAt)) {
         void this.#end(id, held);
         return sessionNotFound();
       }
-      const session = held ?? (await this.#restore(id, user, given.authInfo));
+      const session = held ?? (await this.#takeUp(id, user, given.authInfo));
+      if (session instanceof Response) return session;
       if (!session) return sessionNotFound();
-      if (session === ANOTHER_USERS || session.user !== user)
-        return Response.json(
-          {
-            jsonrpc: "2.0",
-            id: null,
-            error: { code: -32001, message: "this session belongs to another user" },
-          },
-          { status: 403 },
-        );
+      if (session === ANOTHER_USERS || session.user !== user) return anotherUsers();
       // The most recently used last: when there are too many, the one unused longest goes first.
       this.#sessions.delete(id);
       this.#sessions.set(id, session);
@@ -154,7 +170,12 @@ export class HttpSessions {
     const begin = async () => {
       const refusal = isInitialize(initialize) ? await this.#makeRoom(user, initialize.id) : undefined;
       if (refusal) return refusal;
-      const transport = this.#transport(user, randomUUID, () => initialize);
+      const seal = this.#seal;
+      const transport = this.#transport(
+        user,
+        seal ? () => seal.seal(user, initialize) : randomUUID,
+        () => initialize,
+      );
       await this.#serve().connect(transport);
       // Resolves once the session is held and kept in the store: the next in line counts it.
       return transport.handleRequest(request, given);
@@ -185,7 +206,8 @@ export class HttpSessions {
     const uses = new Map<string, number>();
     for (const [sessionId, session] of this.#sessions)
       if (session.user === user && !this.#expired(session.usedAt)) uses.set(sessionId, session.usedAt);
-    const stored = await this.#store
+    // Sealed sessions are not in the store: each replica counts those it holds.
+    const stored = await (this.#seal ? undefined : this.#store)
       ?.gatewaySessionsOf(user, isoAt(now - this.#idleMs))
       .catch((error) => void this.#storeFailed(error));
     for (const row of stored ?? []) uses.set(row.id, Math.max(uses.get(row.id) ?? 0, Date.parse(row.usedAt)));
@@ -252,7 +274,11 @@ export class HttpSessions {
       sessionIdGenerator: id,
       onsessioninitialized: async (sessionId) => {
         const usedAt = this.#clock.now();
-        this.#hold(sessionId, { transport, user, usedAt, touchedAt: usedAt });
+        const sealed =
+          this.#seal && sessionId.startsWith(SEALED_PREFIX) ? this.#seal.open(sessionId) : undefined;
+        const expiresAt = sealed?.type === "open" ? sealed.session.expiresAt : undefined;
+        this.#hold(sessionId, { transport, user, usedAt, touchedAt: usedAt, expiresAt });
+        if (sealed) return; // its id is all another replica needs
         const now = isoAt(usedAt);
         // Kept before the client hears of the session: its next request may go to another replica.
         await this.#store
@@ -273,27 +299,53 @@ export class HttpSessions {
   }
 
   /**
-   * Take up a session this process does not hold from the store: a new server instance, the client's
-   * `initialize` and `notifications/initialized` replayed into it under the session's id. Undefined when
-   * the store has no such session (or it went unused past `idleMs`: its row is deleted);
-   * `ANOTHER_USERS` when it is not `user`'s (nothing is started for a request that will be refused).
+   * Take up a session this process does not hold, from its sealed id: the refusal to answer when the id
+   * is altered, sealed by a key no longer accepted (404) or expired (404), else as {@link #restore}.
+   */
+  async #takeUp(
+    id: string,
+    user: string,
+    authInfo: AuthInfo,
+  ): Promise<HeldSession | typeof ANOTHER_USERS | Response | undefined> {
+    if (!id.startsWith(SEALED_PREFIX)) return this.#restore(id, user, authInfo, () => this.#stored(id));
+    const opened = this.#seal?.open(id) ?? { type: "unknown" as const };
+    if (opened.type === "unknown") return sessionNotFound(this.#seal ? "unsealed" : "no key");
+    if (opened.type === "expired") return sessionExpired(opened.expiresAt);
+    const session = opened.session;
+    if (session.user !== user) return ANOTHER_USERS;
+    return this.#restore(id, user, authInfo, async () => session);
+  }
+
+  /** A session of the store, unless it went unused past `idleMs` (then its row is deleted). */
+  async #stored(id: string): Promise<FoundSession | undefined> {
+    const record = await this.#store?.gatewaySession(id).catch((error) => void this.#storeFailed(error));
+    if (!record) return undefined;
+    if (this.#expired(Date.parse(record.usedAt))) {
+      void this.#store?.dropGatewaySession(id).catch(this.#storeFailed);
+      return undefined;
+    }
+    return record;
+  }
+
+  /**
+   * Take up a session this process does not hold (`find`: from its sealed id, or the store): a new server
+   * instance, the client's `initialize` and `notifications/initialized` replayed into it under the
+   * session's id. Undefined when there is no such session; `ANOTHER_USERS` when it is not `user`'s
+   * (nothing is started for a request that will be refused).
    */
   #restore(
     id: string,
     user: string,
     authInfo: AuthInfo,
+    find: () => Promise<FoundSession | undefined>,
   ): Promise<HeldSession | typeof ANOTHER_USERS | undefined> {
     const key = `${id}\n${user}`;
     let pending = this.#restoring.get(key);
     if (!pending) {
       pending = (async () => {
-        const record = await this.#store?.gatewaySession(id).catch((error) => void this.#storeFailed(error));
+        const record = await find();
         if (!record) return undefined;
         if (record.user !== user) return ANOTHER_USERS;
-        if (this.#expired(Date.parse(record.usedAt))) {
-          void this.#store?.dropGatewaySession(id).catch(this.#storeFailed);
-          return undefined;
-        }
         const transport = this.#transport(
           record.user,
           () => id,
@@ -328,14 +380,6 @@ export class HttpSessions {
     }
     return pending;
   }
-}
-
-/** The 404 a request for an unknown or ended session gets: its client starts another (the MCP spec). */
-function sessionNotFound(): Response {
-  return Response.json(
-    { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } },
-    { status: 404 },
-  );
 }
 
 /** Whether a request's body is an `initialize` (the request that begins a session). */

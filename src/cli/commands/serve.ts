@@ -88,6 +88,11 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     ...(auth ? { authenticate: auth.authenticate } : {}),
     // gateway.limits: sessions held, and what one identity may take (sessions, open streams).
     ...limitsOf(config.gateway?.limits),
+    // gateway.sessionKey: 2025-11-25 sessions sealed into their ids, served by any replica with the key.
+    ...(config.gateway?.sessionKey !== undefined ? { sessionKey: config.gateway.sessionKey } : {}),
+    ...(config.gateway?.previousSessionKeys
+      ? { previousSessionKeys: config.gateway.previousSessionKeys }
+      : {}),
     // 2025-11-25 sessions kept in the store too: any replica sharing it (PostgreSQL) takes them up.
     ...(store
       ? {
@@ -149,16 +154,17 @@ async function closeAll(gateway: Gateway, yard: Switchyard): Promise<void> {
   await yard.close();
 }
 
-type LimitKey = "maxSessions" | "sessionsPerUser" | "streamsPerUser" | "sessionIdleMs";
+type LimitKey = "maxSessions" | "sessionsPerUser" | "streamsPerUser" | "sessionIdleMs" | "sessionMaxAgeMs";
 
 /** `gateway.limits` as the gateway's options (only the keys the config sets). */
 function limitsOf(limits: Partial<Record<LimitKey, number | undefined>> | undefined) {
-  const { maxSessions, sessionsPerUser, streamsPerUser, sessionIdleMs } = limits ?? {};
+  const { maxSessions, sessionsPerUser, streamsPerUser, sessionIdleMs, sessionMaxAgeMs } = limits ?? {};
   return {
     ...(maxSessions !== undefined ? { maxSessions } : {}),
     ...(sessionsPerUser !== undefined ? { sessionsPerUser } : {}),
     ...(streamsPerUser !== undefined ? { streamsPerUser } : {}),
     ...(sessionIdleMs !== undefined ? { sessionIdleMs } : {}),
+    ...(sessionMaxAgeMs !== undefined ? { sessionMaxAgeMs } : {}),
   };
 }
 

@@ -30,6 +30,18 @@ export const DEFAULT_GATEWAY_MAX_SESSIONS = 1_000;
  * deleted (`gateway.limits.sessionIdleMs`).
  */
 export const DEFAULT_GATEWAY_SESSION_IDLE_MS = 24 * 60 * 60_000;
+/**
+ * How long a sealed 2025-11-25 session id (`gateway.sessionKey`) is accepted after the `initialize` that
+ * began it: the id cannot change once the client has it, so a replica that never held the session can
+ * tell its age but not its last use; past it the id is 404 and the client starts another
+ * (`gateway.limits.sessionMaxAgeMs`).
+ */
+export const DEFAULT_GATEWAY_SESSION_MAX_AGE_MS = 24 * 60 * 60_000;
+/**
+ * The shortest `gateway.sessionKey` (and previous key) accepted: the key every replica seals sessions
+ * with; `openssl rand -base64 32` makes a good one (fixed).
+ */
+export const DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS = 32;
 /** How often, at most, a session's last use is written to the store (a write per request would cost each call). */
 export const DEFAULT_GATEWAY_SESSION_TOUCH_MS = 60_000;
 /**
@@ -148,21 +160,44 @@ export const gatewayLimitsSchema = z.strictObject(
     sessionsPerUser: positiveInt.optional(),
     streamsPerUser: positiveInt.optional(),
     sessionIdleMs: positiveInt.optional(),
+    sessionMaxAgeMs: positiveInt.optional(),
   },
-  { error: 'expected { "maxSessions"?, "sessionsPerUser"?, "streamsPerUser"?, "sessionIdleMs"? }' },
+  {
+    error:
+      'expected { "maxSessions"?, "sessionsPerUser"?, "streamsPerUser"?, "sessionIdleMs"?, "sessionMaxAgeMs"? }',
+  },
 );
 export type GatewayLimitsSection = z.infer<typeof gatewayLimitsSchema>;
 
+/** A key 2025-11-25 sessions are sealed with (best read from an environment variable). */
+const sessionKey = z
+  .string({ error: "expected the session key (a string, best read from an environment variable)" })
+  .min(
+    DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS,
+    `expected a session key of at least ${DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS} characters (make one with: openssl rand -base64 32)`,
+  );
+
 /** The `gateway` section: how `switchyard serve` serves the fleet. */
-export const gatewaySchema = z.strictObject(
-  {
-    mode: z.enum(["all", "search"], { error: 'expected "all" or "search"' }).optional(),
-    host: z.string({ error: "expected the address to listen on" }).min(1, "expected an address").optional(),
-    auth: gatewayAuthSchema.optional(),
-    allowedHosts: stringArray.optional(),
-    allowedOrigins: stringArray.optional(),
-    limits: gatewayLimitsSchema.optional(),
-  },
-  { error: 'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"?, "limits"? }' },
-);
+export const gatewaySchema = z
+  .strictObject(
+    {
+      mode: z.enum(["all", "search"], { error: 'expected "all" or "search"' }).optional(),
+      host: z.string({ error: "expected the address to listen on" }).min(1, "expected an address").optional(),
+      auth: gatewayAuthSchema.optional(),
+      allowedHosts: stringArray.optional(),
+      allowedOrigins: stringArray.optional(),
+      limits: gatewayLimitsSchema.optional(),
+      sessionKey: sessionKey.optional(),
+      previousSessionKeys: z.array(sessionKey, { error: "expected a list of session keys" }).optional(),
+    },
+    {
+      error:
+        'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"?, "limits"?, "sessionKey"?, "previousSessionKeys"? }',
+    },
+  )
+  .refine((gateway) => gateway.previousSessionKeys === undefined || gateway.sessionKey !== undefined, {
+    error:
+      'expected "sessionKey" beside "previousSessionKeys" (previous keys only open sessions; new ones are sealed with sessionKey)',
+    path: ["previousSessionKeys"],
+  });
 export type GatewaySection = z.infer<typeof gatewaySchema>;
