@@ -3,108 +3,23 @@
 // stateless (2026-07-28) SDK client keeps calling while one replica is SIGKILLed: no call fails. A
 // 2025-11-25 session client goes through the same round-robin: its session is kept in the store, so the
 // replica that did not begin it takes it up (and the one left after the kill too).
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, NODE, SDK_SERVER } from "../helpers.js";
 import { freshSchema } from "../store/postgres-url.js";
+import { freePort, NGINX, servedBy, start, startNginx, stop } from "./nginx.js";
 
 const POSTGRES_URL = process.env.SWITCHYARD_TEST_POSTGRES_URL;
-const NGINX = spawnSync("sh", ["-c", "command -v nginx"], { encoding: "utf8" }).stdout.trim();
 const missing = [
   ...(NGINX ? [] : ["nginx is not installed (apt-get install -y nginx)"]),
   ...(POSTGRES_URL
     ? []
     : ["SWITCHYARD_TEST_POSTGRES_URL is not set (.ci/run starts a PostgreSQL and sets it)"]),
 ].join("; ");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Start a process and resolve once `ready` matches its stderr (or its output, for nginx: a request). */
-function start(command: string, args: string[], ready: RegExp, dir: string): Promise<ChildProcess> {
-  const child = spawn(command, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-  let seen = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} did not start: ${seen}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (ready.test(seen)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${command} exited (${signal ?? code}) before it was ready: ${seen}`));
-    });
-  });
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
-}
-
-/** nginx in the foreground, one process, everything it writes under `dir`; round-robin over `upstreams`. */
-function nginxConfig(dir: string, port: number, upstreams: number[]): string {
-  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
-    .map((kind) => `  ${kind}_temp_path ${join(dir, `${kind}-temp`)};`)
-    .join("\n");
-  return `daemon off;
-master_process off;
-pid ${join(dir, "nginx.pid")};
-error_log ${join(dir, "error.log")} warn;
-events { worker_connections 512; }
-http {
-  log_format upstream '$upstream_addr $status $request_method';
-  access_log ${join(dir, "access.log")} upstream;
-${temp}
-  upstream switchyard {
-${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=60s;`).join("\n")}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://switchyard;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      # The client's Host goes through: the replicas check it (DNS-rebinding protection; nginx's own
-      # default, the upstream's name, is refused unless listed in gateway.allowedHosts).
-      proxy_set_header Host $http_host;
-      proxy_buffering off;
-      proxy_connect_timeout 2s;
-      proxy_read_timeout 60s;
-      # A replica that is gone (refused, reset, 502) is skipped for the next one, POSTs included: a call
-      # in flight on a killed replica is sent again to another (at-least-once for that one call).
-      proxy_next_upstream error timeout http_502 http_503 non_idempotent;
-    }
-  }
-}
-`;
-}
 
 describe.skipIf(missing !== "")(
   `two gateway replicas behind nginx${missing ? ` (skipped: ${missing})` : ""}`,
@@ -132,24 +47,12 @@ describe.skipIf(missing !== "")(
           start(NODE, [CLI, "--config", config, "serve", "--http", String(port)], /serving .* at http/, dir),
         ),
       );
-      const front = await freePort();
-      writeFileSync(join(dir, "nginx.conf"), nginxConfig(dir, front, ports));
-      nginx = spawn(NGINX, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log")], {
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      url = `http://127.0.0.1:${front}/mcp`;
-      for (let tries = 0; ; tries += 1) {
-        try {
-          await fetch(url, { method: "GET" });
-          break;
-        } catch (error) {
-          if (tries > 100 || nginx.exitCode !== null)
-            throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8")}`, {
-              cause: error,
-            });
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
+      // A replica that is gone (refused, reset, 502) is skipped for the next one, POSTs included: a call
+      // in flight on a killed replica is sent again to another (at-least-once for that one call).
+      ({ nginx, url } = await startNginx(dir, ports, {
+        nextUpstream: "error timeout http_502 http_503 non_idempotent",
+        failTimeout: "60s",
+      }));
     }, 60_000);
 
     afterAll(async () => {
@@ -171,12 +74,7 @@ describe.skipIf(missing !== "")(
     };
 
     /** Which replica answered each request so far, from nginx's access log. */
-    const served = () =>
-      readFileSync(join(dir, "access.log"), "utf8")
-        .trim()
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => line.split(" ")[0]!);
+    const served = () => servedBy(dir);
 
     it("a 2025-11-25 session client's requests go to either replica and all succeed: the other takes the session up from the store", async () => {
       const client = new Client({ name: "replicas-2025", version: "0" });
