@@ -35,9 +35,8 @@ WORKDIR /app
 COPY --from=deps --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /src/dist ./dist
 COPY --chown=root:root package.json ./
-# The config is mounted here (a ConfigMap, a volume); its secrets come from the environment ("${VAR}").
-RUN mkdir -p /etc/switchyard && chown root:root /etc/switchyard
-# The files the code owns stay root's and read-only to the process; it runs as `node` (uid 1000).
+# The files the code owns stay root's and read-only to the process; it runs as `node` (uid 1000). The
+# config is mounted at /etc/switchyard (a ConfigMap, a volume); its secrets come from the environment.
 USER node
 ENV HOME=/home/node
 EXPOSE 8080
