@@ -18,7 +18,8 @@ import { loadConfigFile } from "../../src/config/load.js";
 import { ROOT } from "../helpers.js";
 
 const DIR = join(ROOT, "deploy/kubernetes");
-const MODELS: Record<string, new (data: unknown) => { validate(): void }> = {
+// biome-ignore lint/suspicious/noExplicitAny: each model takes its own kind's shape; the YAML is checked by validate()
+const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   "apps/v1 Deployment": Deployment,
   "autoscaling/v2 HorizontalPodAutoscaler": HorizontalPodAutoscaler,
   "policy/v1 PodDisruptionBudget": PodDisruptionBudget,
