@@ -13,9 +13,11 @@ export {
 export {
   type GatewayAuthSection,
   type GatewayLimitsSection,
+  type GatewayOperationsSection,
   type GatewaySection,
   gatewayAuthSchema,
   gatewayLimitsSchema,
+  gatewayOperationsSchema,
   gatewaySchema,
 } from "./sections/gateway.js";
 export { type LimitsSection, limitsSchema } from "./sections/limits.js";

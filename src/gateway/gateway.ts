@@ -21,6 +21,8 @@ import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
+import { GatewayMetrics } from "./metrics.js";
+import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
 import { buildGatewayServer, type GatewayParts } from "./server.js";
@@ -105,6 +107,12 @@ export interface GatewayOptions {
    * another). Default `DEFAULT_GATEWAY_SESSION_MAX_AGE_MS`.
    */
   sessionMaxAgeMs?: number;
+  /**
+   * Answer `/healthz`, `/readyz` and `/metrics` without `authenticate` (for a scraper or a probe that has
+   * no token). Default false: they need what the MCP path needs. Open them only where nobody else can
+   * reach them (`switchyard serve` allows it on a loopback address only).
+   */
+  openOperations?: boolean;
 }
 
 /** The whole fleet of a Switchyard as one MCP server. */
@@ -182,6 +190,8 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
   );
   const stdio = new StdioConnections(serveLive);
   // Listening last: an option refused above leaves nothing listening to the Switchyard.
+  const metrics = new GatewayMetrics(yard);
+  parts.metrics = metrics;
   const live = new LiveServers({ yard, notify: modern.notify });
   let closed = false;
 
@@ -197,7 +207,15 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     },
 
     async handle(incoming) {
-      if (new URL(incoming.url).pathname !== path) return new Response("Not Found", { status: 404 });
+      const { pathname } = new URL(incoming.url);
+      if (isOperationsPath(pathname)) {
+        if (!options.openOperations) {
+          const identity = await identify(incoming);
+          if (identity instanceof Response) return identity;
+        }
+        return answerOperations(incoming, { yard, metrics, closed });
+      }
+      if (pathname !== path) return new Response("Not Found", { status: 404 });
       if (closed) return new Response("the gateway is shutting down", { status: 503 });
       const identity = await identify(incoming);
       if (identity instanceof Response) return identity;
@@ -209,6 +227,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       if (closed) return;
       closed = true;
       live.close();
+      metrics.close();
       await Promise.allSettled([modern.close(), sessions.close(), stdio.close()]);
     },
 

@@ -2,8 +2,11 @@ import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
+  type HandlerResultTypeMap,
   type InputRequest,
   inputRequired,
+  type RequestMethod,
+  type RequestTypeMap,
   Server,
   type ServerContext,
   type Tool,
@@ -14,6 +17,7 @@ import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError, toolErrorResult } from "./errors.js";
 import { servedMeta, serverMeta } from "./meta.js";
+import type { GatewayMetrics } from "./metrics.js";
 import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
@@ -29,6 +33,8 @@ export interface GatewayParts {
   /** Search mode: `search_tools` and `call_tool` instead of the catalog. */
   search?: ToolSearch;
   info: { name: string; version: string };
+  /** Where each answered request's duration goes (`/metrics`). */
+  metrics?: GatewayMetrics;
 }
 
 /**
@@ -49,14 +55,15 @@ export function buildGatewayServer(parts: GatewayParts): Server {
   });
   const identityOf = (ctx: ServerContext): Identity =>
     (ctx.http?.authInfo?.extra?.identity as Identity | undefined) ?? parts.identity;
+  const on = timedHandlers(server, parts);
 
-  server.setRequestHandler("tools/list", (_request, ctx) => ({
+  on("tools/list", (_request, ctx) => ({
     tools: search
       ? search.tools()
       : yard.tools({ identity: identityOf(ctx) }).map((tool) => listedTool(yard, tool.name)),
   }));
 
-  server.setRequestHandler("tools/call", async (request, ctx) => {
+  on("tools/call", async (request, ctx) => {
     const identity = identityOf(ctx);
     let { name } = request.params;
     let args: unknown = request.params.arguments ?? {};
@@ -72,7 +79,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
     return callRound({ yard, relay, server, ctx, identity, name, args, request });
   });
 
-  server.setRequestHandler("resources/list", (_request, ctx) => ({
+  on("resources/list", (_request, ctx) => ({
     resources: servedResources(yard.resources({ identity: identityOf(ctx) })).map(
       ({ server: from, ...resource }) => ({
         ...resource,
@@ -80,12 +87,12 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       }),
     ),
   }));
-  server.setRequestHandler("resources/templates/list", (_request, ctx) => ({
+  on("resources/templates/list", (_request, ctx) => ({
     resourceTemplates: servedTemplates(yard.resourceTemplates({ identity: identityOf(ctx) })).map(
       ({ server: from, ...template }) => ({ ...template, _meta: meta(from) }),
     ),
   }));
-  server.setRequestHandler("resources/read", async (request, ctx) => {
+  on("resources/read", async (request, ctx) => {
     const { uri } = request.params;
     try {
       const read = await yard.readResource(uri, { signal: ctx.mcpReq.signal, identity: identityOf(ctx) });
@@ -103,7 +110,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       (uri) => void server.sendResourceUpdated({ uri }).catch(() => {}),
     ));
   server.onclose = () => void subscriptions?.close();
-  server.setRequestHandler("resources/subscribe", async (request, ctx) => {
+  on("resources/subscribe", async (request, ctx) => {
     try {
       await subscriptionsOf(ctx).subscribe(request.params.uri);
       return {};
@@ -111,11 +118,11 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       throw protocolError(error, yard.redactor.text);
     }
   });
-  server.setRequestHandler("resources/unsubscribe", async (request, ctx) => {
+  on("resources/unsubscribe", async (request, ctx) => {
     await subscriptionsOf(ctx).unsubscribe(request.params.uri);
     return {};
   });
-  server.setRequestHandler("prompts/list", (_request, ctx) => ({
+  on("prompts/list", (_request, ctx) => ({
     prompts: yard.prompts({ identity: identityOf(ctx) }).map((prompt) => ({
       name: prompt.name,
       ...(prompt.title !== undefined ? { title: prompt.title } : {}),
@@ -124,7 +131,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       _meta: meta(prompt.server),
     })),
   }));
-  server.setRequestHandler("prompts/get", async (request, ctx) => {
+  on("prompts/get", async (request, ctx) => {
     try {
       const got = await yard.getPrompt(request.params.name, request.params.arguments ?? {}, {
         signal: ctx.mcpReq.signal,
@@ -138,7 +145,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       throw protocolError(error, yard.redactor.text);
     }
   });
-  server.setRequestHandler("completion/complete", async (request, ctx) => {
+  on("completion/complete", async (request, ctx) => {
     const { ref, argument, context } = request.params;
     try {
       const completed = await yard.complete(
@@ -172,6 +179,53 @@ export function buildGatewayServer(parts: GatewayParts): Server {
 
 /** Where an entry comes from, on tools, resources, templates and prompts the gateway lists. */
 const meta = serverMeta;
+
+type Handler<M extends RequestMethod> = (
+  request: RequestTypeMap[M],
+  ctx: ServerContext,
+) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>;
+
+/**
+ * `server.setRequestHandler`, each answer's duration told to the gateway's metrics: by method, the
+ * fleet's server it went to (a tool's or a prompt's), and its error type (`tool_error` for a tool's
+ * error result, a failure's code).
+ */
+function timedHandlers(server: Server, parts: GatewayParts) {
+  const { metrics, yard } = parts;
+  return <M extends RequestMethod>(method: M, handler: Handler<M>): void => {
+    if (!metrics) {
+      server.setRequestHandler(method, handler);
+      return;
+    }
+    server.setRequestHandler(method, async (request, ctx) => {
+      const started = performance.now();
+      let errorType: string | undefined;
+      try {
+        const result = await handler(request, ctx);
+        if ((result as { isError?: boolean }).isError === true) errorType = "tool_error";
+        return result;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        errorType = code === undefined ? "_OTHER" : String(code);
+        throw error;
+      } finally {
+        const params = (request as { params?: { name?: unknown } }).params;
+        const named =
+          method === "tools/call" && typeof params?.name === "string"
+            ? yard.describeTool(params.name)?.server
+            : method === "prompts/get" && typeof params?.name === "string"
+              ? yard.prompts().find((prompt) => prompt.name === params.name)?.server
+              : undefined;
+        metrics.serverOperation({
+          method,
+          server: named ?? "",
+          errorType,
+          seconds: (performance.now() - started) / 1000,
+        });
+      }
+    });
+  };
+}
 
 /** A catalog tool as `tools/list` gives it: the catalog name, and the server's schemas and annotations. */
 function listedTool(yard: Switchyard, name: string): Tool {

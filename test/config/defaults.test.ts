@@ -48,7 +48,9 @@ describe("defaults", () => {
       if (typeof value === "number" || typeof value === "boolean") expect(cell, name).toBe(`\`${value}\``);
       else if (typeof value === "string" && value.length <= 40) expect(cell, name).toBe(`\`"${value}"\``);
       else if (typeof value === "string") expect(cell, name).toContain(value.slice(0, 30));
-      else if (Array.isArray(value)) for (const item of value) expect(cell, name).toContain(`"${item}"`);
+      else if (Array.isArray(value))
+        for (const item of value)
+          expect(cell, name).toContain(typeof item === "number" ? `${item}` : `"${item}"`);
       else {
         for (const [key, field] of Object.entries(value as object))
           expect(cell, name).toContain(`${key}: ${field}`);

@@ -63,6 +63,14 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
       `serve --http on ${host}, which is not a loopback address, with no gateway.auth in ${ctx.configFile()}: anyone who reaches it could call every tool. Set gateway.auth (tokens or oauth), listen on 127.0.0.1, or add --allow-unauthenticated if something in front of it (a proxy, a firewall) decides who gets in`,
       EXIT_USAGE,
     );
+  // gateway.operations.open: /healthz, /readyz and /metrics without gateway.auth — for a scraper on this
+  // machine only; anywhere else they would say who the servers are and why they fail to anyone.
+  const openOperations = http !== undefined && config.gateway?.operations?.open === true;
+  if (openOperations && !isLoopbackHost(host))
+    throw new CliError(
+      `gateway.operations.open in ${ctx.configFile()} answers /healthz, /readyz and /metrics without gateway.auth, which is allowed on a loopback address only (the gateway listens on ${host}): remove it and give the scraper a gateway.auth token, or listen on 127.0.0.1`,
+      EXIT_USAGE,
+    );
   const relay = new ClientRelay();
   const store = await ctx.store().catch((error) => {
     if (config.store !== undefined) throw error;
@@ -86,6 +94,7 @@ export async function serveCommand(ctx: CommandContext, flags: ServeFlags): Prom
     relay,
     version: PACKAGE_VERSION,
     ...(auth ? { authenticate: auth.authenticate } : {}),
+    ...(openOperations ? { openOperations } : {}),
     // gateway.limits: sessions held, and what one identity may take (sessions, open streams).
     ...limitsOf(config.gateway?.limits),
     // gateway.sessionKey: 2025-11-25 sessions sealed into their ids, served by any replica with the key.

@@ -69,6 +69,14 @@ export const DEFAULT_GATEWAY_SESSION_RECLAIM_MS = 10 * 60_000;
 export const DEFAULT_GATEWAY_STREAMS_PER_USER = 100;
 /** The `Retry-After` of a request refused for its identity's open streams: when a call may have ended (fixed). */
 export const DEFAULT_GATEWAY_STREAM_RETRY_AFTER_MS = 5_000;
+/**
+ * The buckets (seconds) of the gateway's `/metrics` duration histograms: the ones the MCP semantic
+ * conventions advise for `mcp.client.operation.duration` and `mcp.server.operation.duration`, from a
+ * 10 ms read to a five-minute tool call (fixed).
+ */
+export const DEFAULT_GATEWAY_DURATION_BUCKETS_S: readonly number[] = Object.freeze([
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+]);
 
 // --- The gateway's authentication (`gateway.auth`) ----------------------------------------------
 
@@ -177,6 +185,17 @@ const sessionKey = z
     `expected a session key of at least ${DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS} characters (make one with: openssl rand -base64 32)`,
   );
 
+/**
+ * `gateway.operations`: `/healthz`, `/readyz` and `/metrics`. `open: true` answers them without
+ * `gateway.auth`, for a scraper or a probe on the same machine: `switchyard serve` refuses it on an
+ * address that is not loopback.
+ */
+export const gatewayOperationsSchema = z.strictObject(
+  { open: z.boolean({ error: "expected true or false" }).optional() },
+  { error: 'expected { "open"?: true | false }' },
+);
+export type GatewayOperationsSection = z.infer<typeof gatewayOperationsSchema>;
+
 /** The `gateway` section: how `switchyard serve` serves the fleet. */
 export const gatewaySchema = z
   .strictObject(
@@ -189,10 +208,11 @@ export const gatewaySchema = z
       limits: gatewayLimitsSchema.optional(),
       sessionKey: sessionKey.optional(),
       previousSessionKeys: z.array(sessionKey, { error: "expected a list of session keys" }).optional(),
+      operations: gatewayOperationsSchema.optional(),
     },
     {
       error:
-        'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"?, "limits"?, "sessionKey"?, "previousSessionKeys"? }',
+        'expected { "mode"?, "host"?, "auth"?, "allowedHosts"?, "allowedOrigins"?, "limits"?, "sessionKey"?, "previousSessionKeys"?, "operations"? }',
     },
   )
   .refine((gateway) => gateway.previousSessionKeys === undefined || gateway.sessionKey !== undefined, {

@@ -1,0 +1,176 @@
+import { spawnSync } from "node:child_process";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI, NODE, ROOT } from "../helpers.js";
+import { configFile, DATA_DIR, httpClient, startHttpGateway } from "./fleet.js";
+
+// These tests run the CLI from dist/: `npm run build` first.
+
+const APP_SERVER = `${ROOT}test/fixtures/app-server.mjs`;
+const TOKEN = "ops-token-0123456789abcdef";
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** The servers: three (one with a poisoned tool), and `more` besides. */
+function servers(more: Record<string, unknown> = {}) {
+  return {
+    maps: { command: NODE, args: [APP_SERVER, "--name", "maps"] },
+    shady: { command: NODE, args: [APP_SERVER, "--name", "shady", "--poison"] },
+    later: { command: NODE, args: [APP_SERVER, "--name", "later"] },
+    ...more,
+  };
+}
+
+/** The origin (`http://127.0.0.1:<port>`) of a gateway whose MCP URL is `url`. */
+const originOf = (url: string) => new URL(url).origin;
+
+describe("the gateway's operations endpoints (switchyard serve --http)", () => {
+  let gateway: Awaited<ReturnType<typeof startHttpGateway>>;
+  beforeAll(async () => {
+    const file = configFile({
+      mcpServers: servers({
+        // A server that cannot start: readiness says so.
+        broken: { command: NODE, args: ["-e", "process.exit(3)"], restart: { maxRestarts: 0 } },
+      }),
+      gateway: { auth: { tokens: [{ token: TOKEN, user: "ops" }] } },
+    });
+    gateway = await startHttpGateway(file);
+  }, 60_000);
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it("need the gateway's token like its MCP path: 401 without it, answers with it", async () => {
+    const origin = originOf(gateway.url);
+    for (const path of ["/healthz", "/readyz", "/metrics"]) {
+      const refused = await fetch(`${origin}${path}`);
+      expect(refused.status, path).toBe(401);
+    }
+    const health = await fetch(`${origin}/healthz`, { headers: auth });
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+  });
+
+  it("/readyz is 503 and names each server that is neither ready nor lazy, and why", async () => {
+    const ready = await fetch(`${originOf(gateway.url)}/readyz`, { headers: auth });
+    expect(ready.status).toBe(503);
+    const body = (await ready.json()) as { ready: boolean; servers: Array<Record<string, string>> };
+    expect(body.ready).toBe(false);
+    // The servers that can take requests are not named; the one that could not start is, with its reason.
+    expect(body.servers.map((server) => server.name)).toEqual(["broken"]);
+    expect(body.servers[0]).toMatchObject({ name: "broken", status: "failed" });
+    expect(body.servers[0]!.error).toEqual(expect.any(String));
+  });
+
+  it("/metrics is Prometheus text: operation durations by method, server and error type, and per-server gauges", async () => {
+    const client = await httpClient(gateway.url, "modern", { headers: auth });
+    try {
+      const tools = (await client.listTools()).tools.map((tool) => tool.name);
+      const show = tools.find((name) => name.endsWith("show") && name.startsWith("maps"))!;
+      const fail = tools.find((name) => name.endsWith("fail") && name.startsWith("maps"))!;
+      await client.callTool({ name: show, arguments: { city: "Oslo" } });
+      expect((await client.callTool({ name: fail, arguments: {} })).isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+    const response = await fetch(`${originOf(gateway.url)}/metrics`, { headers: auth });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await response.text();
+    const families = parsePrometheusTextFormat(text);
+    // The parser (1.1.1) folds all series of a labelled histogram into one; read without their TYPE
+    // lines, each histogram's _bucket, _sum and _count lines are families of their own (one per run of
+    // lines of a name), labels kept.
+    const series = parsePrometheusTextFormat(text.replace(/^# TYPE \S+ histogram$/gm, ""));
+    const family = (name: string, from = families) => {
+      const found = from.find((candidate) => candidate.name === name);
+      expect(found, name).toBeDefined();
+      return found!;
+    };
+    const sample = (name: string, labels: Record<string, string>, from = families) =>
+      from
+        .filter((candidate) => candidate.name === name)
+        .flatMap((candidate) => candidate.metrics)
+        .find((metric) =>
+          Object.entries(labels).every(([key, value]) => (metric.labels?.[key] ?? "") === value),
+        );
+    const count = (name: string, labels: Record<string, string>) =>
+      sample(`${name}_count`, labels, series)?.value;
+
+    for (const name of ["mcp_client_operation_duration_seconds", "mcp_server_operation_duration_seconds"]) {
+      expect(family(name).type).toBe("HISTOGRAM");
+      const ok = { mcp_method_name: "tools/call", mcp_server: "maps", error_type: "" };
+      expect(count(name, ok), `${name} ok`).toBe("1");
+      expect(count(name, { ...ok, error_type: "tool_error" }), `${name} tool_error`).toBe("1");
+      expect(sample(`${name}_bucket`, { ...ok, le: "+Inf" }, series)?.value).toBe("1");
+      expect(Number(sample(`${name}_sum`, ok, series)?.value)).toBeGreaterThan(0);
+    }
+    // The gateway answered tools/list too (no fleet server behind it).
+    expect(
+      count("mcp_server_operation_duration_seconds", { mcp_method_name: "tools/list", mcp_server: "" }),
+    ).toBe("1");
+
+    for (const server of ["maps", "shady", "later", "broken"]) {
+      expect(sample("switchyard_server_calls_in_flight", { mcp_server: server })?.value, server).toBe("0");
+      expect(sample("switchyard_server_queue_length", { mcp_server: server })?.value, server).toBe("0");
+      expect(
+        Number(sample("switchyard_server_concurrency_limit", { mcp_server: server })?.value),
+      ).toBeGreaterThan(0);
+      expect(sample("switchyard_server_breaker_state", { mcp_server: server, state: "closed" })?.value).toBe(
+        "1",
+      );
+      expect(sample("switchyard_server_breaker_state", { mcp_server: server, state: "open" })?.value).toBe(
+        "0",
+      );
+    }
+    expect(sample("switchyard_server_ready", { mcp_server: "maps", status: "ready" })?.value).toBe("1");
+    expect(sample("switchyard_server_ready", { mcp_server: "broken", status: "failed" })?.value).toBe("0");
+    // The poisoned tool's finding, counted for its server alone.
+    expect(
+      Number(sample("switchyard_server_trust_findings", { mcp_server: "shady", severity: "high" })?.value),
+    ).toBeGreaterThan(0);
+    expect(sample("switchyard_server_trust_findings", { mcp_server: "maps" })).toBeUndefined();
+  });
+});
+
+describe("gateway.operations.open", () => {
+  it("answers /healthz, /readyz and /metrics without a token on loopback; the MCP path still needs one", async () => {
+    const file = configFile({
+      mcpServers: servers(),
+      gateway: { auth: { tokens: [{ token: TOKEN, user: "ops" }] }, operations: { open: true } },
+    });
+    const gateway = await startHttpGateway(file);
+    try {
+      const origin = originOf(gateway.url);
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${origin}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ ready: true });
+      const metrics = await fetch(`${origin}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(parsePrometheusTextFormat(await metrics.text()).length).toBeGreaterThan(0);
+      const mcp = await fetch(gateway.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+      expect(mcp.status).toBe(401);
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
+  it("is refused on an address that is not loopback (exit 2, before anything starts)", () => {
+    const file = configFile({
+      mcpServers: servers(),
+      gateway: { auth: { tokens: [{ token: TOKEN, user: "ops" }] }, operations: { open: true } },
+    });
+    const run = spawnSync(NODE, [CLI, "--config", file, "serve", "--http", "0", "--host", "0.0.0.0"], {
+      env: { ...process.env, SWITCHYARD_DATA_DIR: DATA_DIR },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("gateway.operations.open");
+    expect(run.stderr).toContain("loopback");
+  });
+});
