@@ -208,4 +208,6 @@ export interface ToolInfo {
   inputSchema: CatalogEntry["inputSchema"];
   /** Why the tool cannot be called from here (it requires task augmentation); it is never offered to a model. */
   unsupported?: string;
+  /** MCP Apps: the server offers it to its app alone (`_meta.ui.visibility: ["app"]`); never offered to a model. */
+  appOnly?: true;
 }

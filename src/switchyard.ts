@@ -217,13 +217,14 @@ export class Switchyard implements AsyncDisposable {
    */
   tools(options: ToolsOptions = {}): ToolInfo[] {
     return this.#listed("tools", this.#catalog.entries(), options, (entry) => entry).map(
-      ({ name, server, tool, description, inputSchema, unsupported }) => ({
+      ({ name, server, tool, description, inputSchema, unsupported, appOnly }) => ({
         name,
         server,
         tool,
         description,
         inputSchema,
         ...(unsupported !== undefined ? { unsupported } : {}),
+        ...(appOnly ? { appOnly } : {}),
       }),
     );
   }

@@ -99,7 +99,7 @@ export function callThroughPipeline(
 export function adapterTools(host: AdapterHost, options: AdapterCallOptions & { names?: Iterable<string> }) {
   const tools = host
     .tools(options.identity ? { identity: options.identity } : {})
-    .filter((tool) => tool.unsupported === undefined);
+    .filter((tool) => tool.unsupported === undefined && !tool.appOnly);
   if (options.names === undefined) return tools;
   const only = new Set(options.names);
   const known = new Set(tools.map((tool) => tool.name));

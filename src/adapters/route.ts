@@ -33,7 +33,7 @@ export function toolSelector(
     const callable = new Set(
       yard
         .tools(options.identity ? { identity: options.identity } : {})
-        .filter((tool) => tool.unsupported === undefined)
+        .filter((tool) => tool.unsupported === undefined && !tool.appOnly)
         .map((tool) => tool.name),
     );
     const chat: ChatMessage[] = messages.map((message) =>

@@ -48,14 +48,15 @@ export { DEFAULT_SYSTEM_PROMPT };
 export interface AgentHost extends ToolHost, InstructionsSource {
   /**
    * The catalog — for the run's identity, when it has one (a Switchyard lists only what its policy
-   * lets that identity call); a tool with `unsupported` set (it needs what the client cannot do) is
-   * never offered.
+   * lets that identity call); a tool with `unsupported` set (it needs what the client cannot do) or
+   * `appOnly` (an MCP App's tool for the app alone) is never offered.
    */
   tools(options?: { identity?: Identity }): Array<{
     name: string;
     description: string;
     inputSchema: Record<string, unknown>;
     unsupported?: string;
+    appOnly?: boolean;
   }>;
   /**
    * Receives the run's own events for the host's observers (a Switchyard's `emit`): the requests' are

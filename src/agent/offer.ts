@@ -76,7 +76,7 @@ export class ToolOffer {
       // A catalog tool named like a local tool is hidden: every call by that name is the local tool's.
       const offerable = this.#options.host
         .tools(identity ? { identity } : undefined)
-        .filter((tool) => tool.unsupported === undefined && !locals.isLocal(tool.name));
+        .filter((tool) => tool.unsupported === undefined && !tool.appOnly && !locals.isLocal(tool.name));
       cached = { version, byName: new Map(offerable.map((tool) => [tool.name, tool])) };
       if (identity) this.#catalogs.set(identity, cached);
       else this.#catalog = cached;

@@ -30,6 +30,16 @@ export interface CatalogEntry {
    */
   unsupported?: string;
   /**
+   * The server's `_meta` of the tool (hidden text stripped), as the gateway passes it on: an MCP App's
+   * `ui.resourceUri` and `ui.visibility` among what it may hold.
+   */
+  _meta?: Record<string, unknown>;
+  /**
+   * The server offers the tool to its app alone (MCP Apps, `_meta.ui.visibility` without `"model"`):
+   * listed and callable (the gateway's clients' apps call it), never offered to a model.
+   */
+  appOnly?: true;
+  /**
    * The high findings that quarantine the tool (trust/): it is not listed (`entries()`), and calls to it
    * are refused with `TOOL_QUARANTINED`, until the server changes it back or `trust` accepts it.
    */
@@ -324,15 +334,23 @@ function toEntry(name: string, server: string, tool: Tool, override: string | un
   if (tool.outputSchema) entry.outputSchema = withoutHidden(tool.outputSchema);
   if (tool.annotations) entry.annotations = tool.annotations;
   if (tool.title) entry.title = withoutHidden(tool.title);
+  if (tool._meta) entry._meta = withoutHidden(tool._meta);
+  if (isAppOnly(tool._meta)) entry.appOnly = true;
   return entry;
+}
+
+/** MCP Apps: a tool whose `_meta.ui.visibility` lists who may see it, and not the model. */
+function isAppOnly(meta: Tool["_meta"]): boolean {
+  const visibility = (meta?.ui as { visibility?: unknown } | undefined)?.visibility;
+  return Array.isArray(visibility) && !visibility.includes("model");
 }
 
 function sameEntry(a: CatalogEntry, b: CatalogEntry): boolean {
   return (
     a.description === b.description &&
     a.title === b.title &&
-    JSON.stringify([a.inputSchema, a.outputSchema, a.annotations]) ===
-      JSON.stringify([b.inputSchema, b.outputSchema, b.annotations])
+    JSON.stringify([a.inputSchema, a.outputSchema, a.annotations, a._meta]) ===
+      JSON.stringify([b.inputSchema, b.outputSchema, b.annotations, b._meta])
   );
 }
 

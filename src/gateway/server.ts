@@ -22,7 +22,14 @@ import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { ClientSubscriptions } from "./subscriptions.js";
-import { asAsked, servedResources, servedTemplates } from "./uris.js";
+import {
+  asAsked,
+  servedResources,
+  servedTemplates,
+  servedToolMeta,
+  servedUiUri,
+  unservedUiUri,
+} from "./uris.js";
 
 /** What every server instance of one gateway shares. */
 export interface GatewayParts {
@@ -94,8 +101,21 @@ export function buildGatewayServer(parts: GatewayParts): Server {
   }));
   on("resources/read", async (request, ctx) => {
     const { uri } = request.params;
+    // An app's view, `ui://<server>/<rest>`: read from that server as `ui://<rest>`.
+    const ui = unservedUiUri(uri, new Set(yard.servers().map((info) => info.name)));
     try {
-      const read = await yard.readResource(uri, { signal: ctx.mcpReq.signal, identity: identityOf(ctx) });
+      const read = await yard.readResource(ui?.uri ?? uri, {
+        signal: ctx.mcpReq.signal,
+        identity: identityOf(ctx),
+        ...(ui ? { server: ui.server } : {}),
+      });
+      if (ui)
+        return {
+          contents: read.contents.map((content) => ({
+            ...content,
+            uri: servedUiUri(ui.server, content.uri),
+          })),
+        };
       return { contents: asAsked(uri, read.contents) };
     } catch (error) {
       throw protocolError(error, yard.redactor.text);
@@ -237,7 +257,8 @@ function listedTool(yard: Switchyard, name: string): Tool {
     inputSchema: entry.inputSchema,
     ...(entry.outputSchema !== undefined ? { outputSchema: entry.outputSchema } : {}),
     ...(entry.annotations !== undefined ? { annotations: entry.annotations } : {}),
-    _meta: meta(entry.server),
+    // The server's own `_meta` (an MCP App's view among it, its URI as the gateway serves it), and ours.
+    _meta: { ...(entry._meta ? servedToolMeta(entry.server, entry._meta) : {}), ...meta(entry.server) },
   };
 }
 

@@ -100,7 +100,8 @@ export function followCatalog(host: RoutableHost, options: RouterOptions): Follo
   const byServer = () => {
     const grouped = new Map<string, CatalogTool[]>();
     for (const tool of host.tools({ policy: false })) {
-      if ((tool as { unsupported?: string }).unsupported !== undefined) continue; // never offered
+      const { unsupported, appOnly } = tool as { unsupported?: string; appOnly?: boolean };
+      if (unsupported !== undefined || appOnly) continue; // never offered to a model
       const list = grouped.get(tool.server) ?? [];
       list.push(tool);
       grouped.set(tool.server, list);
