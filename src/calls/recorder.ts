@@ -88,21 +88,33 @@ export class RequestRecord {
   }
 
   /**
-   * The request's span: a tool call's GenAI `execute_tool`, another request's `<method> <name>`; the
-   * requests its attempts send are its children. Ended with the record.
+   * The request's span: a tool call's GenAI `execute_tool <name>`, another request's
+   * `{mcp.method.name} {target}` as the MCP semantic conventions name it — `prompts/get <name>`, and
+   * the method alone for the rest (a resource's URI is an attribute, not part of the name: one name per
+   * URI is too many). The requests its attempts send are its children. Ended with the record.
    */
   trace(request: RequestContext): Span {
     const tool = request.kind === "tool";
-    this.#span = startSpan(tool ? `execute_tool ${request.name}` : `${request.method} ${request.name}`, {
+    const name = tool
+      ? `execute_tool ${request.name}`
+      : request.kind === "prompt"
+        ? `${request.method} ${request.name}`
+        : request.method;
+    this.#span = startSpan(name, {
       kind: SpanKind.INTERNAL,
       attributes: () => ({
+        "mcp.method.name": request.method,
         ...(tool
           ? {
               "gen_ai.operation.name": "execute_tool",
               "gen_ai.tool.name": request.name,
               "gen_ai.tool.call.id": request.id,
             }
-          : { "mcp.method.name": request.method }),
+          : request.kind === "prompt"
+            ? { "gen_ai.prompt.name": request.name }
+            : request.uri !== undefined
+              ? { "mcp.resource.uri": request.uri }
+              : {}),
         "switchyard.server": request.server,
         "switchyard.tool": request.tool,
         ...(request.runId !== undefined ? { "switchyard.run.id": request.runId } : {}),

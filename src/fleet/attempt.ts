@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/client";
 import { abortable } from "../abort.js";
 import { httpStatusOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
+import { recordOperation } from "../telemetry/operation-metrics.js";
 import { endSpan, failSpan, inSpan, type Span, SpanKind, startSpan } from "../telemetry/tracer.js";
 import { classifyFailure, isRefused } from "./call-errors.js";
 import {
@@ -48,19 +49,36 @@ export async function attemptOn<M extends RequestMethod>(
     kind: SpanKind.CLIENT,
     attributes: () => spanAttributes(request, target.name),
   });
+  const started = performance.now();
+  // `mcp.client.operation.duration`, when a meter provider is registered: by the span's attributes
+  // (the resource's URI left out: one series per URI is too many) and the error's type.
+  const measured = (extra: Record<string, string>) =>
+    recordOperation("client", (performance.now() - started) / 1000, () => {
+      const { "mcp.resource.uri": _uri, ...attributes } = spanAttributes(request, target.name);
+      return { ...attributes, ...extra };
+    });
   try {
     const answer = (await inSpan(span, () => attempt(target, request, options, span))) as ServerAnswers[M];
-    if (request.method === "tools/call" && (answer as ServerAnswers["tools/call"]).isError)
-      failSpan(span, "the tool answered with an error", "tool_error");
+    const toolError = request.method === "tools/call" && (answer as ServerAnswers["tools/call"]).isError;
+    if (toolError) failSpan(span, "the tool answered with an error", "tool_error");
     span.end();
+    measured(toolError ? { "error.type": "tool_error" } : {});
     return answer;
   } catch (error) {
-    endSpan(span, error, () => {
-      const rpcCode = (error as { rpcCode?: unknown }).rpcCode;
-      return typeof rpcCode === "number" ? { "rpc.response.status_code": String(rpcCode) } : {};
-    });
+    const rpcCode = (error as { rpcCode?: unknown }).rpcCode;
+    const status: Record<string, string> =
+      typeof rpcCode === "number" ? { "rpc.response.status_code": String(rpcCode) } : {};
+    endSpan(span, error, () => status);
+    measured({ ...status, "error.type": errorTypeOf(error) });
     throw error;
   }
+}
+
+/** A failure's `error.type`: its code (`TIMEOUT`, …), else its class's name. */
+function errorTypeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === "string") return code;
+  return error instanceof Error ? error.name : "_OTHER";
 }
 
 async function attempt(

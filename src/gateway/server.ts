@@ -2,11 +2,8 @@ import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  type HandlerResultTypeMap,
   type InputRequest,
   inputRequired,
-  type RequestMethod,
-  type RequestTypeMap,
   Server,
   type ServerContext,
   type Tool,
@@ -18,6 +15,7 @@ import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError, toolErrorResult } from "./errors.js";
 import { servedMeta, serverMeta } from "./meta.js";
 import type { GatewayMetrics } from "./metrics.js";
+import { timedHandlers } from "./operation-timing.js";
 import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
@@ -199,53 +197,6 @@ export function buildGatewayServer(parts: GatewayParts): Server {
 
 /** Where an entry comes from, on tools, resources, templates and prompts the gateway lists. */
 const meta = serverMeta;
-
-type Handler<M extends RequestMethod> = (
-  request: RequestTypeMap[M],
-  ctx: ServerContext,
-) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>;
-
-/**
- * `server.setRequestHandler`, each answer's duration told to the gateway's metrics: by method, the
- * fleet's server it went to (a tool's or a prompt's), and its error type (`tool_error` for a tool's
- * error result, a failure's code).
- */
-function timedHandlers(server: Server, parts: GatewayParts) {
-  const { metrics, yard } = parts;
-  return <M extends RequestMethod>(method: M, handler: Handler<M>): void => {
-    if (!metrics) {
-      server.setRequestHandler(method, handler);
-      return;
-    }
-    server.setRequestHandler(method, async (request, ctx) => {
-      const started = performance.now();
-      let errorType: string | undefined;
-      try {
-        const result = await handler(request, ctx);
-        if ((result as { isError?: boolean }).isError === true) errorType = "tool_error";
-        return result;
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        errorType = code === undefined ? "_OTHER" : String(code);
-        throw error;
-      } finally {
-        const params = (request as { params?: { name?: unknown } }).params;
-        const named =
-          method === "tools/call" && typeof params?.name === "string"
-            ? yard.describeTool(params.name)?.server
-            : method === "prompts/get" && typeof params?.name === "string"
-              ? yard.prompts().find((prompt) => prompt.name === params.name)?.server
-              : undefined;
-        metrics.serverOperation({
-          method,
-          server: named ?? "",
-          errorType,
-          seconds: (performance.now() - started) / 1000,
-        });
-      }
-    });
-  };
-}
 
 /** A catalog tool as `tools/list` gives it: the catalog name, and the server's schemas and annotations. */
 function listedTool(yard: Switchyard, name: string): Tool {

@@ -13,6 +13,7 @@ import { startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT } from "../helpers.js";
 
 const TELEMETRY_SERVER = `${ROOT}test/fixtures/telemetry-server.mjs`;
+const RESOURCE_SERVER = `${ROOT}test/fixtures/resource-server.mjs`;
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
@@ -81,6 +82,7 @@ describe("OpenTelemetry traces", () => {
     const [call] = named("execute_tool t_trace_meta");
     expect(parentOf(call!)).toBe(named("step 1")[0]!.spanContext().spanId);
     expect(call!.attributes).toMatchObject({
+      "mcp.method.name": "tools/call",
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": "t_trace_meta",
       "gen_ai.tool.call.id": "c1",
@@ -198,6 +200,21 @@ describe("OpenTelemetry traces", () => {
       "switchyard.server": "t",
     });
     expect(parentOf(spans[0]!)).toBe(spans[1]!.spanContext().spanId);
+  });
+
+  it("names a resource request's spans by the method alone, the URI an attribute (one span name per URI is too many)", async () => {
+    exporter.reset();
+    await using yard = await Switchyard.connect({
+      mcpServers: { notes: { command: NODE, args: [RESOURCE_SERVER] } },
+    });
+    await yard.readResource("notes://notes/readme");
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name)).toEqual(["resources/read", "resources/read"]);
+    for (const span of spans)
+      expect(span.attributes).toMatchObject({
+        "mcp.method.name": "resources/read",
+        "mcp.resource.uri": "notes://notes/readme",
+      });
   });
 
   it("sends no traceparent to a server on an older revision", async () => {
