@@ -108,9 +108,10 @@ export interface GatewayOptions {
    */
   sessionMaxAgeMs?: number;
   /**
-   * Answer `/healthz`, `/readyz` and `/metrics` without `authenticate` (for a scraper or a probe that has
-   * no token). Default false: they need what the MCP path needs. Open them only where nobody else can
-   * reach them (`switchyard serve` allows it on a loopback address only).
+   * Answer `/metrics` and `/readyz`'s reasons without `authenticate` (for a scraper that has no token).
+   * Default false: they need what the MCP path needs (`/healthz` and `/readyz`'s bare status answer
+   * anyone, for probes). Open them only where nobody else can reach them (`switchyard serve` allows it on
+   * a loopback address only).
    */
   openOperations?: boolean;
 }
@@ -209,11 +210,15 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     async handle(incoming) {
       const { pathname } = new URL(incoming.url);
       if (isOperationsPath(pathname)) {
-        if (!options.openOperations) {
-          const identity = await identify(incoming);
-          if (identity instanceof Response) return identity;
-        }
-        return answerOperations(incoming, { yard, metrics, closed });
+        const identity = options.openOperations ? undefined : await identify(incoming);
+        const refusal = identity instanceof Response ? identity : undefined;
+        return answerOperations(incoming, {
+          yard,
+          metrics,
+          closed,
+          trusted: refusal === undefined,
+          ...(refusal ? { refusal } : {}),
+        });
       }
       if (pathname !== path) return new Response("Not Found", { status: 404 });
       if (closed) return new Response("the gateway is shutting down", { status: 503 });

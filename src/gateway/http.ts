@@ -5,6 +5,7 @@ import { SwitchyardError } from "../errors.js";
 import type { GatewayAuth } from "./auth.js";
 import type { Gateway } from "./gateway.js";
 import { createHttpGuard } from "./http-guard.js";
+import { isProbe } from "./operations.js";
 
 /** Options of {@link listenHttp}. */
 export interface ListenOptions {
@@ -47,8 +48,12 @@ export async function listenHttp(gateway: Gateway, options: ListenOptions): Prom
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
   });
   // Host and Origin first (a rebound page gets nothing, not even a challenge), then the metadata route.
+  // Probes are let past the Host check: a kubelet names the pod's address, and what /healthz and an
+  // unauthenticated /readyz tell (a status, nothing more) is nothing a rebound page could use.
   const handle = async (request: Request) =>
-    guard.check(request) ?? options.auth?.metadata(request) ?? (await gateway.handle(request));
+    (isProbe(request) ? undefined : guard.check(request)) ??
+    options.auth?.metadata(request) ??
+    (await gateway.handle(request));
   const server = createServer((req, res) => {
     void serve(handle, req, res, maxBodyBytes).catch((error) => {
       options.onError?.(error);

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { get as httpGet } from "node:http";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, NODE, ROOT } from "../helpers.js";
@@ -39,15 +40,19 @@ describe("the gateway's operations endpoints (switchyard serve --http)", () => {
     await gateway?.close();
   });
 
-  it("need the gateway's token like its MCP path: 401 without it, answers with it", async () => {
+  it("/metrics needs the gateway's token like its MCP path; probes get a bare status without one", async () => {
     const origin = originOf(gateway.url);
-    for (const path of ["/healthz", "/readyz", "/metrics"]) {
-      const refused = await fetch(`${origin}${path}`);
-      expect(refused.status, path).toBe(401);
+    expect((await fetch(`${origin}/metrics`)).status).toBe(401);
+    expect((await fetch(`${origin}/metrics`, { headers: auth })).status).toBe(200);
+    // A kubelet's probe carries no token and names the pod's address in Host.
+    for (const host of [undefined, "10.1.2.3:8080"]) {
+      const health = await get(`${origin}/healthz`, host);
+      expect(health).toEqual({ status: 200, body: { status: "ok" } });
+      // Which servers fail, and why, is for those with a token.
+      expect(await get(`${origin}/readyz`, host)).toEqual({ status: 503, body: { ready: false } });
     }
-    const health = await fetch(`${origin}/healthz`, { headers: auth });
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: "ok" });
+    // Anything else with a foreign Host is still refused (DNS-rebinding protection).
+    expect((await get(`${origin}/metrics`, "10.1.2.3:8080", auth)).status).toBe(403);
   });
 
   it("/readyz is 503 and names each server that is neither ready nor lazy, and why", async () => {
@@ -174,3 +179,28 @@ describe("gateway.operations.open", () => {
     expect(run.stderr).toContain("loopback");
   });
 });
+
+/** A GET with the Host header given (fetch will not send one of its own choosing). */
+function get(
+  url: string,
+  host?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { headers: { ...headers, ...(host ? { host } : {}) } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      response.on("end", () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {}
+        resolve({ status: response.statusCode ?? 0, body });
+      });
+    });
+    request.on("error", reject);
+  });
+}
