@@ -64,7 +64,12 @@ export type ErrorCode =
   | "PROMPT_NOT_FOUND"
   | "TOOL_QUARANTINED"
   /** The store (run records, sessions, audit log) cannot be opened, read or written. */
-  | "STORE_ERROR";
+  | "STORE_ERROR"
+  /**
+   * An MCP registry (`switchyard search`, `add`) could not be reached, refused the request, has no such
+   * server or version, or lists nothing that can run; `status` holds its HTTP status when it answered.
+   */
+  | "REGISTRY_ERROR";
 
 /**
  * What a failed call says about its request, decided once where the failure is caught (in `fleet/`):

@@ -11,7 +11,14 @@ export { baseToolName, toolNamePrefix } from "./catalog/naming.js";
 export * from "./config/defaults.js";
 export { inputVariable } from "./config/interpolate.js";
 export { pendingConfigInputs } from "./config/load.js";
-export type { OAuthConfig, StoreSection } from "./config/schema.js";
+export { type ChosenRegistry, chooseRegistry, readRegistries, registryToken } from "./config/registries.js";
+export type {
+  OAuthConfig,
+  RegistryEntry,
+  RegistrySection,
+  ServerSource,
+  StoreSection,
+} from "./config/schema.js";
 export { LOG_LEVELS } from "./config/vocabulary.js";
 export { ResultHandles } from "./context/handles.js";
 export { defaultAnchor } from "./context/shape-result.js";

@@ -2,6 +2,7 @@ import path from "node:path";
 import {
   compilePolicy,
   createLogger,
+  DEFAULT_CONFIG_FILES,
   findConfigFile,
   type Identity,
   LOG_LEVELS,
@@ -138,6 +139,21 @@ export class CommandContext {
   policy(): PolicyEngine | undefined {
     const config = this.loadConfig();
     return compilePolicy(config.policy, { servers: config.servers });
+  }
+
+  /**
+   * The config file a command that edits it works on (`add`, `remove`), without loading it: the one
+   * `--config` or `$SWITCHYARD_CONFIG` names (it may not exist yet), else the one found in the working
+   * directory, else a new `switchyard.config.json` there.
+   */
+  editableConfigFile(): string {
+    const named = this.#options.config ?? process.env.SWITCHYARD_CONFIG;
+    if (named) return path.resolve(named);
+    try {
+      return findConfigFile(undefined);
+    } catch {
+      return path.resolve(DEFAULT_CONFIG_FILES[0]!);
+    }
   }
 
   /** The path of the config file {@link loadConfig} read (loading it if it was not yet). */

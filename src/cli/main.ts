@@ -9,6 +9,7 @@ import { demoCommand } from "./commands/demo.js";
 import { type DescribeFlags, describeCommand } from "./commands/describe.js";
 import { loginCommand, logoutCommand } from "./commands/login.js";
 import { type PlanFlags, planCommand } from "./commands/plan.js";
+import { registerRegistryCommands } from "./commands/registry.js";
 import {
   promptCommand,
   promptsCommand,
@@ -289,6 +290,7 @@ function program(): Command {
       }),
     );
   registerRouteCommands(cli, run);
+  registerRegistryCommands(cli, run);
   oneLineErrors(cli);
   return cli;
 }

@@ -69,7 +69,11 @@ export function pendingConfigInputs(
     });
 }
 
-function readConfigFile(absolute: string): unknown {
+/**
+ * A config file's data as written: parsed (JSON with comments, or YAML), nothing filled in or checked.
+ * @throws SwitchyardError `CONFIG_INVALID` when the file cannot be read or parsed.
+ */
+export function readConfigFile(absolute: string): unknown {
   let text: string;
   try {
     text = readFileSync(absolute, "utf8");

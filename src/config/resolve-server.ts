@@ -88,6 +88,7 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
   if (entry.url !== undefined) server.url = entry.url;
   if (entry.oauth !== undefined) server.oauth = resolveOAuth(entry.oauth, at, warnings);
   if (entry.cache !== undefined) server.cache = resolveServerCache(entry.cache);
+  if (entry.source !== undefined) server.source = entry.source;
   if (entry.fallback !== undefined)
     server.fallback = typeof entry.fallback === "string" ? [entry.fallback] : [...new Set(entry.fallback)];
   return server;

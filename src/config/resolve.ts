@@ -12,6 +12,7 @@ import {
   type Substitution,
   type SwitchyardConfig,
 } from "./sections/config-file.js";
+import { registriesSchema } from "./sections/registries.js";
 import type { StoreSection } from "./sections/store.js";
 
 const KNOWN_TOP_KEYS = new Set(Object.keys(configFileSchema.shape));
@@ -35,7 +36,9 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw invalid("", 'expected an object with "mcpServers" (or "servers")');
   }
-  const { inputs: declaredInputs, ...rest } = raw as Record<string, unknown>;
+  // A registry's token is needed only by `search` and `add`: left unfilled, so that a variable unset
+  // where nobody adds servers does not stop the config from loading.
+  const { inputs: declaredInputs, registries, ...rest } = raw as Record<string, unknown>;
   const declared = new Map(
     (declaredInputs === undefined ? [] : check(inputsSchema, declaredInputs, ["inputs"])).map((entry) => [
       entry.id,
@@ -80,6 +83,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   if (top.policy) config.policy = top.policy;
   if (top.gateway) config.gateway = top.gateway;
   if (top.limits) config.limits = top.limits;
+  if (registries !== undefined) config.registries = check(registriesSchema, registries, ["registries"]);
   if (top.store !== undefined) config.store = resolveStore(top.store, baseDir);
   // Roots are exactly what the config says: none unless set (a server told of a folder it was not
   // configured with may take it as where it may work — server-filesystem then serves that folder).

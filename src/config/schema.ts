@@ -32,6 +32,13 @@ export {
   policySchema,
 } from "./sections/policy.js";
 export { redactSchema } from "./sections/redact.js";
+export {
+  type RegistryEntry,
+  type RegistrySection,
+  registriesSchema,
+  type ServerSource,
+  serverSourceSchema,
+} from "./sections/registries.js";
 export { routingSchema } from "./sections/routing.js";
 export { type SecuritySection, securitySchema } from "./sections/security.js";
 export {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ServerInfo, SwitchyardConfig } from "../../internal.js";
+import type { ServerInfo, ServerSource, SwitchyardConfig } from "../../internal.js";
 import { didYouMean } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
@@ -20,10 +20,18 @@ export async function serversCommand(ctx: CommandContext, flags: ServersFlags = 
   const only = checkServerNames(config, flags.server, ctx.configFile());
   // The table says which servers failed, and why.
   const yard = await ctx.connect({ ...(only ? { only } : {}), noteFailures: false });
-  const states = yard.servers();
+  const sources = new Map(config.servers.map((server) => [server.name, server.source]));
+  const states: ServerView[] = yard.servers().map((state) => {
+    const source = sources.get(state.name);
+    return source ? { ...state, source } : state;
+  });
   if (ctx.out.json)
     ctx.out.data(
-      states.map((state) => ({ ...serverJson(state), findings: yard.findings({ server: state.name }) })),
+      states.map((state) => ({
+        ...serverJson(state),
+        ...(state.source ? { source: state.source } : {}),
+        findings: yard.findings({ server: state.name }),
+      })),
     );
   else ctx.out.result(renderServers(states, { wide: flags.wide === true }));
   const held = yard.quarantined();
@@ -61,8 +69,11 @@ export function checkServerNames(
   return wanted.length ? wanted : undefined;
 }
 
-/** What `servers` shows of one server: the connection's state and its guard's counters. */
-export type ServerView = ServerInfo;
+/**
+ * What `servers` shows of one server: the connection's state and its guard's counters, and where `add`
+ * found it (the entry's `source`).
+ */
+export type ServerView = ServerInfo & { source?: ServerSource };
 
 /** The CONTRACT.md shape of one server, plus the resilience counters (docs/contract.md). */
 export function serverJson(state: ServerView) {
@@ -102,7 +113,7 @@ export type ServerHeadings = Record<
   | "inFlight"
   | "queued",
   string
-> & { none: string; limit?: string };
+> & { none: string; limit?: string; source?: string };
 
 /** The `servers` table's column headings (English). */
 export const SERVER_HEADINGS: ServerHeadings = {
@@ -119,6 +130,7 @@ export const SERVER_HEADINGS: ServerHeadings = {
   inFlight: "IN FLIGHT",
   limit: "LIMIT",
   queued: "QUEUED",
+  source: "SOURCE",
   none: "no servers in the config",
 };
 
@@ -134,6 +146,18 @@ const errorCell = (state: ServerView) => {
   if (state.status === "needs-auth") return `run: switchyard login ${state.name}`;
   return state.error === undefined ? "" : firstLine(state.error, 40);
 };
+
+/** A server's `source` in a few words: `<name>@<version> <registry host> <published date>`. */
+function sourceCell(state: ServerView): string {
+  const source = state.source;
+  if (!source) return "-";
+  const official = source.meta?.["io.modelcontextprotocol.registry/official"] as
+    | { publishedAt?: unknown }
+    | undefined;
+  const published = typeof official?.publishedAt === "string" ? ` ${official.publishedAt.slice(0, 10)}` : "";
+  const host = URL.canParse(source.registry) ? new URL(source.registry).host : source.registry;
+  return `${source.name}@${source.version} ${host}${published}`;
+}
 
 const COLUMNS: Column[] = [
   { title: "server", cell: (state) => state.name },
@@ -159,6 +183,8 @@ const COLUMNS: Column[] = [
     quietWhen: () => true,
   },
   { title: "queued", cell: (state) => String(state.queued), quietWhen: (state) => state.queued === 0 },
+  // Where `add` found it: `--wide` only.
+  { title: "source", cell: sourceCell, quietWhen: () => true },
   // Last, so that a long error never pushes the other columns apart.
   { title: "error", cell: errorCell, quietWhen: (state) => state.error === undefined },
 ];

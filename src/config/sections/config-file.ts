@@ -9,6 +9,7 @@ import { type LimitsSection, limitsSchema } from "./limits.js";
 import { modelSchema } from "./model.js";
 import { type IdentitySection, identitySchema, type PolicySection, policySchema } from "./policy.js";
 import { redactSchema } from "./redact.js";
+import { type RegistrySection, registriesSchema } from "./registries.js";
 import { routingSchema } from "./routing.js";
 import { type SecuritySection, securitySchema } from "./security.js";
 import type { ServerConfig } from "./server.js";
@@ -49,6 +50,7 @@ export const configFileSchema = z.object({
   policy: policySchema.optional(),
   gateway: gatewaySchema.optional(),
   limits: limitsSchema.optional(),
+  registries: registriesSchema.optional(),
   roots: z
     .array(z.string().min(1, "expected a non-empty folder path"), {
       error: 'expected a list of folders, such as ["./data"]',
@@ -92,6 +94,11 @@ export interface SwitchyardConfig {
   gateway?: GatewaySection;
   /** Caps over the whole fleet (`limits.inFlight`); absent: each server's own limits only. */
   limits?: LimitsSection;
+  /**
+   * The registries `search` and `add` ask and the servers a team may add (`registries`); its `token`
+   * placeholders are left as written, filled only when that registry is asked.
+   */
+  registries?: RegistrySection;
   /** Folder that relative paths were resolved against. */
   baseDir: string;
   /** Absolute folders offered to servers as roots (`roots/list`); absent: no roots (the capability is not declared). */

@@ -14,6 +14,7 @@ import {
 import { type ServerCacheConfig, serverCacheSchema } from "./cache.js";
 import { nonNegativeInt, positiveInt, stringArray, stringMap } from "./fields.js";
 import { type OAuthConfig, serverOAuthSchema } from "./oauth.js";
+import { type ServerSource, serverSourceSchema } from "./registries.js";
 
 /** Deadline of one tool call when a server sets no `timeoutMs`. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -263,6 +264,8 @@ export const serverEntrySchema = z.object({
       error: "expected a server's name or a list of them",
     })
     .optional(),
+  /** Where `switchyard add` found the server: registry, name, version, package, the registry's metadata. */
+  source: serverSourceSchema.optional(),
 });
 
 export type ServerEntry = z.infer<typeof serverEntrySchema>;
@@ -330,4 +333,6 @@ export interface ServerConfig {
   cache?: ServerCacheConfig;
   /** Servers (in order) that serve this one's tool calls while it is down; absent: none. */
   fallback?: string[];
+  /** The registry entry `switchyard add` wrote it from (`source`); absent: written by hand. */
+  source?: ServerSource;
 }
