@@ -183,7 +183,7 @@ const COLUMNS: Column[] = [
     quietWhen: () => true,
   },
   { title: "queued", cell: (state) => String(state.queued), quietWhen: (state) => state.queued === 0 },
-  // Where `add` found it: `--wide` only.
+  // Where `add` found it: `--wide` only, when a server has a source.
   { title: "source", cell: sourceCell, quietWhen: () => true },
   // Last, so that a long error never pushes the other columns apart.
   { title: "error", cell: errorCell, quietWhen: (state) => state.error === undefined },
@@ -192,7 +192,7 @@ const COLUMNS: Column[] = [
 /**
  * A table of servers: name, status, transport, protocol, tools, connect time and error, plus each
  * resilience column (restarts, health, breaker, in flight, queued) that says something for some server
- * — all of them with `wide`. An error too long for its cell follows the table in full.
+ * — all of them with `wide` (SOURCE when a server has one). An error too long for its cell follows the table in full.
  */
 export function renderServers(
   states: ServerView[],
@@ -203,7 +203,10 @@ export function renderServers(
     (column) =>
       !column.quietWhen ||
       states.some((state) => !column.quietWhen!(state)) ||
-      (options.wide === true && column.title !== "error"),
+      // `--wide`: every column but an error or a source that no server has.
+      (options.wide === true &&
+        column.title !== "error" &&
+        (column.title !== "source" || states.some((state) => state.source !== undefined))),
   );
   const table = formatTable(
     columns.map((column) => headings[column.title] ?? SERVER_HEADINGS[column.title]!),
