@@ -238,6 +238,8 @@ describe("switchyard add", () => {
       "// keep",
     ])
       expect(text).toContain(comment);
+    // The entry before it is left as it was written, on its one line.
+    expect(text).toContain('    "local": { "command": "node", "args": ["server.mjs"] },');
     expect(text).not.toContain(SECRET_DEFAULT);
     const weather = (parseJsonc(text) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers
       .weather!;

@@ -56,12 +56,25 @@ function edit(config: EditableConfig, name: string, entry: Record<string, unknow
     else doc.setIn(path, doc.createNode(entry));
     next = doc.toString();
   } else {
-    const { applyEdits, modify } = require("jsonc-parser") as JsoncParser;
-    const base = text.trim() === "" ? "{}\n" : text;
-    const edits = modify(base, path, entry, { formattingOptions: formattingOf(base) });
-    next = applyEdits(base, edits);
+    next = editJsonc(text.trim() === "" ? "{}\n" : text, path, entry);
   }
   writeFileSync(config.file, next);
+}
+
+/**
+ * One edit of a JSON text, the new value laid out in the file's own indentation and nothing else touched:
+ * jsonc-parser's formatting of an edit takes in the whole line it starts on (the entry before it), so
+ * the edit is made plain and then only the text it wrote, and the characters either side, are formatted.
+ */
+function editJsonc(text: string, path: string[], value: unknown): string {
+  const { applyEdits, format, modify } = require("jsonc-parser") as JsoncParser;
+  const [edit] = modify(text, path, value, {});
+  if (!edit) return text;
+  const edited = applyEdits(text, [edit]);
+  if (edit.content === "") return edited;
+  // From the character before it to the one after (the brace of an object that was empty).
+  const range = { offset: Math.max(0, edit.offset - 1), length: edit.content.length + 2 };
+  return applyEdits(edited, format(edited, range, { ...formattingOf(text), keepLines: false }));
 }
 
 /** The file's own indentation (tabs, or the width of its first indented line) and line ends. */
