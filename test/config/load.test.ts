@@ -242,3 +242,33 @@ describe("the routing section", () => {
     expect(() => routerOptionsFromConfig({ strategy: "hybrid" })).toThrow(/embeddings/);
   });
 });
+
+describe("the registries section", () => {
+  it("is kept as written, its token unfilled, so a variable unset where nobody adds servers does not stop the config", async () => {
+    const { chooseRegistry, registryToken, DEFAULT_REGISTRY_URL } = await import("../../src/internal.js");
+    const registries = {
+      default: "team",
+      list: [{ name: "team", url: "https://mcp.acme.internal", token: "${TEAM_TOKEN}" }],
+      allow: ["io.github.acme/*"],
+    };
+    const config = resolveConfig({ mcpServers: {}, registries }, { baseDir: "/cfg", env: {} });
+    expect(config.registries).toEqual(registries);
+    expect(config.warnings).toEqual([]);
+    const team = chooseRegistry(config.registries);
+    expect(team.url).toBe("https://mcp.acme.internal");
+    expect(registryToken(team.entry, { TEAM_TOKEN: "t" })).toBe("t");
+    expect(() => registryToken(team.entry, {})).toThrow(/TEAM_TOKEN is not set/);
+    // A URL given for a listed registry brings its token; no section: the official registry.
+    expect(chooseRegistry(config.registries, "https://mcp.acme.internal/").entry?.name).toBe("team");
+    expect(chooseRegistry(undefined)).toEqual({ url: DEFAULT_REGISTRY_URL });
+    expect(() => chooseRegistry(config.registries, "tema")).toThrow(
+      /no registry named "tema": the config lists team/,
+    );
+    expect(invalid({ mcpServers: {}, registries: { list: [{ name: "x", url: "ftp://x" }] } }).path).toBe(
+      "registries.list.0.url",
+    );
+    expect(invalid({ mcpServers: { s: { command: "x", source: { name: "a/b" } } } }).path).toBe(
+      "mcpServers.s.source.registry",
+    );
+  });
+});
