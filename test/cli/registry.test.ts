@@ -239,7 +239,7 @@ describe("switchyard add", () => {
     ])
       expect(text).toContain(comment);
     // The entry before it is left as it was written, on its one line.
-    expect(text).toContain('    "local": { "command": "node", "args": ["server.mjs"] },');
+    expect(text).toContain('    "local": { "command": "node", "args": ["server.mjs"] }, // keep\n');
     expect(text).not.toContain(SECRET_DEFAULT);
     const weather = (parseJsonc(text) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers
       .weather!;
@@ -389,6 +389,23 @@ describe("switchyard remove", () => {
     const text = readFileSync(json, "utf8");
     expect(text).toContain("/* reviewed every quarter */");
     expect(Object.keys((parseJsonc(text) as { mcpServers: object }).mcpServers)).toEqual(["notes"]);
+    // What belongs to a neighbour stays: its comment above it, and its comment on its line.
+    const neighbours = write(
+      "neighbours.json",
+      '{\n  "mcpServers": {\n    // about a\n    "a": { "command": "x" }, // a\'s\n    // about b\n    "b": { "command": "y" } // b\'s\n  }\n}\n',
+    );
+    expect((await cli(neighbours, "remove", "a")).code).toBe(0);
+    expect(readFileSync(neighbours, "utf8")).toBe(
+      '{\n  "mcpServers": {\n    // about b\n    "b": { "command": "y" } // b\'s\n  }\n}\n',
+    );
+    writeFileSync(
+      neighbours,
+      '{\n  "mcpServers": {\n    "a": { "command": "x" }, // a\'s\n    // about b\n    "b": { "command": "y" }\n  }\n}\n',
+    );
+    expect((await cli(neighbours, "remove", "b")).code).toBe(0);
+    expect(readFileSync(neighbours, "utf8")).toBe(
+      '{\n  "mcpServers": {\n    "a": { "command": "x" } // a\'s\n  }\n}\n',
+    );
     const yaml = write(
       "switchyard.config.yaml",
       YAML.replace("mcpServers:", "mcpServers:\n  other: { url: https://x.example/mcp } # hosted"),

@@ -68,13 +68,65 @@ function edit(config: EditableConfig, name: string, entry: Record<string, unknow
  */
 function editJsonc(text: string, path: string[], value: unknown): string {
   const { applyEdits, format, modify } = require("jsonc-parser") as JsoncParser;
-  const [edit] = modify(text, path, value, {});
-  if (!edit) return text;
-  const edited = applyEdits(text, [edit]);
-  if (edit.content === "") return edited;
+  const [plain] = modify(text, path, value, {});
+  if (!plain) return text;
+  if (value === undefined) return removeJsonc(text, path);
+  const edits = [plain];
+  // A new entry goes after the one before it — and after that one's comment on the same line
+  // (`"a": {…}, // why`), which stays with it.
+  const trailing = /^([ \t]*)(,?)([ \t]*\/\/[^\r\n]*)/.exec(text.slice(plain.offset));
+  if (plain.length === 0 && plain.content.startsWith(",") && trailing) {
+    const end = plain.offset + trailing[0].length;
+    // On a line of its own: after a line comment, anything on the same line is part of it.
+    edits.splice(0, 1, {
+      offset: end,
+      length: 0,
+      content: `${formattingOf(text).eol}${plain.content.slice(1)}`,
+    });
+    if (!trailing[2]) edits.unshift({ offset: plain.offset, length: 0, content: "," });
+  }
+  const edited = applyEdits(text, edits);
+  const written = edits.at(-1)!;
+  const at = written.offset + (edits.length > 1 ? 1 : 0);
   // From the character before it to the one after (the brace of an object that was empty).
-  const range = { offset: Math.max(0, edit.offset - 1), length: edit.content.length + 2 };
+  const range = { offset: Math.max(0, at - 1), length: written.content.length + 2 };
   return applyEdits(edited, format(edited, range, { ...formattingOf(text), keepLines: false }));
+}
+
+/**
+ * A property taken out of a JSON text with what is its own — its line, its comma, its comment on that
+ * line, the line comments right above it — and nothing of its neighbours': jsonc-parser's removal runs from the entry before it (taking that
+ * one's comment) or to the entry after it (taking the comments above that one).
+ */
+function removeJsonc(text: string, path: string[]): string {
+  const { findNodeAtLocation, parseTree } = require("jsonc-parser") as JsoncParser;
+  const tree = parseTree(text, [], { allowTrailingComma: true });
+  const property = tree && findNodeAtLocation(tree, path)?.parent;
+  const siblings = property?.parent?.children;
+  if (!property || !siblings) return text;
+  let start = property.offset;
+  let end = property.offset + property.length;
+  const own = /^[ \t]*(,?)[ \t]*(\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/)?[ \t]*/.exec(text.slice(end))!;
+  end += own[0].length;
+  const lineStart = text.lastIndexOf("\n", start - 1) + 1;
+  if (/^[ \t]*$/.test(text.slice(lineStart, start)) && /^(\r?\n|$)/.test(text.slice(end))) {
+    start = lineStart;
+    end += /^\r?\n/.exec(text.slice(end))?.[0].length ?? 0;
+    // The line comments right above it (no blank line between) are about it: they go too.
+    const above = /(?:^|\n)((?:[ \t]*\/\/[^\r\n]*\r?\n)+)$/.exec(text.slice(0, start));
+    if (above) start -= above[1]!.length;
+  }
+  const index = siblings.indexOf(property);
+  const previous = siblings[index - 1];
+  let next = text.slice(0, start) + text.slice(end);
+  if (index === siblings.length - 1 && previous && !own[1]) {
+    // The last entry goes: so does the comma before it, for files that must stay strict JSON.
+    const previousEnd = previous.offset + previous.length;
+    const comma = /^[ \t]*,/.exec(next.slice(previousEnd));
+    if (comma)
+      next = next.slice(0, previousEnd + comma[0].length - 1) + next.slice(previousEnd + comma[0].length);
+  }
+  return next;
 }
 
 /** The file's own indentation (tabs, or the width of its first indented line) and line ends. */
