@@ -11,6 +11,7 @@ import { SwitchyardError } from "../errors.js";
 import { traceContextMeta } from "../telemetry/tracer.js";
 import type { ServerSession } from "./session.js";
 import type { ServerSubscriptions } from "./subscriptions.js";
+import { offersTasksExtension } from "./tasks-2026.js";
 import { CALL_TOOL_RESULT, declaresHeaders } from "./tool-result.js";
 
 /** A progress notification of a call: how far it is, of how much, and what it is doing. */
@@ -36,6 +37,8 @@ export type ServerRequest =
       args: Record<string, unknown>;
       /** Each progress notification the server sends for the call; none: progress is not asked for. */
       onProgress?: ((progress: CallProgress) => void) | undefined;
+      /** Told the id of the task the server created for the call, when it runs as one. */
+      onTask?: ((taskId: string) => void) | undefined;
     }
   | { method: "resources/read"; uri: string }
   | { method: "resources/subscribe"; uri: string }
@@ -195,12 +198,16 @@ async function callTool(
   options: AttemptOptions,
 ): Promise<CallToolResult> {
   const { client, session } = on;
-  const { tool, args, onProgress } = request;
+  const { tool, args, onProgress, onTask } = request;
   const plan = planOf(on.tools);
-  // A tool that must run as a task (execution.taskSupport "required") is followed to its result.
-  // "optional" ones are called plainly: the server then runs them to the end within the call.
-  if (plan.taskOnly.has(tool)) {
+  // A tool that must run as a task (execution.taskSupport "required", 2025-11-25) is followed to its
+  // result; "optional" ones are called plainly (the server then runs them within the call). On
+  // 2026-07-28 tools declare nothing: the server decides per call, for a client that declares the tasks
+  // extension, so every call to a server that offers the extension may become a task.
+  const modernTasks = client.getProtocolEra() === "modern" && offersTasksExtension(client);
+  if (plan.taskOnly.has(tool) || modernTasks) {
     return session.tasks.call(client, tool, args, {
+      ...(onTask ? { onTask } : {}),
       timeoutMs: options.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),

@@ -115,7 +115,11 @@ export class ServerSession {
   constructor(config: ServerConfig, hooks: SessionHooks, options: SessionOptions = {}) {
     this.#config = config;
     this.#hooks = hooks;
-    this.tasks = new TaskCalls(config.name, hooks.logger);
+    this.tasks = new TaskCalls(config.name, hooks.logger, {
+      requests: hooks.requests,
+      clientInfo: CLIENT_INFO,
+      capabilities: clientCapabilities(hooks.requests),
+    });
     this.serverRequests = new ServerRequestBudget(config.name);
     this.#kind = config.transport;
     this.#negotiation =

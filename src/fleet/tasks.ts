@@ -1,13 +1,13 @@
 import {
   type CallToolResult,
   type Client,
+  type ClientCapabilities,
   SdkError,
   SdkErrorCode,
   specTypeSchemas,
   type Task,
   type Transport,
 } from "@modelcontextprotocol/client";
-import { monotonicClock } from "../abort.js";
 import {
   DEFAULT_TASK_CANCEL_TIMEOUT_MS,
   DEFAULT_TASK_MIN_POLL_INTERVAL_MS,
@@ -15,34 +15,34 @@ import {
 } from "../config/defaults.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
+import type { ClientRequests } from "./client-requests.js";
+import { RawRequests } from "./raw-requests.js";
 import type { AttemptOptions, CallProgress } from "./requests.js";
 import { forwardGet } from "./tap-transport.js";
+import { nap, TaskDeadline } from "./task-deadline.js";
+import { ModernTasks, offersTasksExtension, TASKS_EXTENSION } from "./tasks-2026.js";
 
 /**
  * The protocol revision whose core has tasks (task-augmented `tools/call`, `tasks/get`, `tasks/result`,
  * `tasks/cancel`, `notifications/tasks/status`). Earlier revisions have none; 2026-07-28 moved them to
- * an extension (SEP-2663) that @modelcontextprotocol/client 2.4.0 cannot follow (see
- * {@link taskCallsUnavailable}).
+ * an extension (SEP-2663), run here through @modelcontextprotocol/ext-tasks (see tasks-2026.ts).
  */
 const TASK_REVISION = "2025-11-25";
 
 /**
  * Why a tool call cannot be run as a task on this connection, or `undefined` when it can.
  *
- * What @modelcontextprotocol/client 2.4.0 offers: on a 2025-11-25 connection the task wire schemas
- * (`specTypeSchemas.CreateTaskResult`, `GetTaskResult`, `CancelTaskResult`, …) and `client.request()`
- * with an explicit result schema, which lets `tasks/*` through; no task runtime (no `callToolStream`,
- * no `getTask`, no status handler: `RequestMethod` excludes the task methods). On a 2026-07-28
- * connection a `tools/call` answered with `resultType: "task"` is rejected inside the SDK
- * (`UNSUPPORTED_RESULT_TYPE`), before any caller sees it, and `tasks/update` is unknown: nothing to follow.
+ * 2025-11-25: @modelcontextprotocol/client 2.4.0 has the task wire schemas (`specTypeSchemas.CreateTaskResult`,
+ * `GetTaskResult`, …) and `client.request()` with an explicit result schema, which lets `tasks/*`
+ * through, but no task runtime: followed here. 2026-07-28: the SDK rejects a `tools/call` answered with
+ * `resultType: "task"` inside its Client and has no `tasks/update`; the extension's official client
+ * (@modelcontextprotocol/ext-tasks) runs them, its requests sent beside the SDK (raw-requests.ts).
  */
 export function taskCallsUnavailable(client: Client): string | undefined {
   const version = client.getNegotiatedProtocolVersion() ?? "(none)";
   if (client.getProtocolEra() === "modern") {
-    return (
-      `protocol ${version} moved tasks to an extension (SEP-2663) that @modelcontextprotocol/client 2.4.0 ` +
-      `cannot follow: it rejects a tools/call answered with resultType "task" and has no tasks/update`
-    );
+    if (offersTasksExtension(client)) return undefined;
+    return `the server does not declare the tasks extension (capabilities.extensions["${TASKS_EXTENSION}"])`;
   }
   if (version < TASK_REVISION) return `protocol ${version} has no tasks (they came with ${TASK_REVISION})`;
   if (client.getServerCapabilities()?.tasks?.requests?.tools?.call === undefined) {
@@ -54,6 +54,15 @@ export function taskCallsUnavailable(client: Client): string | undefined {
 export interface TaskCallOptions extends AttemptOptions {
   /** Each progress notification of the task, through its whole life. */
   onProgress?: (progress: CallProgress) => void;
+  /** Told the task's id once the server created it. */
+  onTask?: (taskId: string) => void;
+}
+
+/** What the task calls of a session answer a task's questions with, and say of the client. */
+export interface TaskCallsSetup {
+  requests: ClientRequests | undefined;
+  clientInfo: { name: string; version: string };
+  capabilities: ClientCapabilities;
 }
 
 const TERMINAL = new Set<Task["status"]>(["completed", "failed", "cancelled"]);
@@ -81,16 +90,20 @@ export class TaskCalls {
   readonly #early = new Map<string, Task>();
   /** The progress tokens of task calls: progress goes on through the task's life, not only until it is created. */
   readonly #progress = new Map<string, (progress: CallProgress) => void>();
+  /** The requests of the 2026-07-28 tasks extension, sent beside the SDK. */
+  readonly #raw = new RawRequests();
+  readonly #modern: ModernTasks;
   #calls = 0;
 
-  constructor(server: string, logger: Logger) {
+  constructor(server: string, logger: Logger, setup: TaskCallsSetup) {
     this.#server = server;
     this.#log = logger;
+    this.#modern = new ModernTasks({ server, logger, raw: this.#raw, ...setup });
   }
 
   /** Tasks created and not yet over. */
   get inFlight(): number {
-    return this.#followed.size;
+    return this.#followed.size + this.#modern.inFlight;
   }
 
   /**
@@ -100,10 +113,13 @@ export class TaskCalls {
    * A Proxy, as in `tapTransport`, so the SDK still sees the transport's own shape.
    */
   tap(transport: Transport): Transport {
-    const consume = (message: unknown) => this.#consume(message);
+    const consume = (message: unknown) => this.#raw.take(message) || this.#consume(message);
     const wakeAll = () => {
+      this.#raw.closed();
+      this.#modern.close();
       for (const tell of this.#followed.values()) tell("closed");
     };
+    this.#raw.attach(transport);
     return new Proxy(transport, {
       get: forwardGet,
       set(target, property, value) {
@@ -155,7 +171,20 @@ export class TaskCalls {
       options.onProgress?.(progress);
     });
     let task: Task | undefined;
+    let statuses = 0;
     try {
+      if (client.getProtocolEra() === "modern") {
+        return await this.#modern.call(client, tool, args, {
+          deadline,
+          token,
+          ...(options.onTask ? { onTask: options.onTask } : {}),
+          // Tasks of this extension send no progress: each status they pass through is told as one.
+          onStatus: (status, message) => {
+            deadline.extend();
+            options.onProgress?.({ progress: ++statuses, message: message ?? status });
+          },
+        });
+      }
       const created = await client.request(
         {
           method: "tools/call",
@@ -170,6 +199,7 @@ export class TaskCalls {
         deadline.requestOptions(),
       );
       task = created.task;
+      options.onTask?.(task.taskId);
       task = await this.#follow(client, task, deadline);
       return await this.#outcome(client, tool, task, deadline);
     } catch (error) {
@@ -299,93 +329,4 @@ export class TaskCalls {
     }
     return false;
   }
-}
-
-/**
- * How long one task call may stay silent: `timeoutMs` from the start and, with `maxTotalTimeoutMs`,
- * pushed back by each sign of life (progress, status) up to that total — never past the request's
- * deadline, which `maxTotalTimeoutMs` carries. It and the caller's signal abort one signal. Measured on
- * the monotonic clock every deadline reads.
- */
-class TaskDeadline {
-  readonly #controller = new AbortController();
-  readonly #started = monotonicClock.now();
-  readonly #timeoutMs: number;
-  readonly #maxTotalMs: number | undefined;
-  readonly #caller: AbortSignal | undefined;
-  readonly #onCallerAbort = () => this.#controller.abort(this.#caller!.reason);
-  #until: number;
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(timeoutMs: number, maxTotalMs: number | undefined, caller: AbortSignal | undefined) {
-    this.#timeoutMs = timeoutMs;
-    this.#maxTotalMs = maxTotalMs !== undefined && maxTotalMs > timeoutMs ? maxTotalMs : undefined;
-    this.#caller = caller;
-    this.#until = this.#started + timeoutMs;
-    if (caller?.aborted) this.#onCallerAbort();
-    caller?.addEventListener("abort", this.#onCallerAbort, { once: true });
-    this.#arm();
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  /** The longest the call may take. */
-  get totalMs(): number {
-    return this.#maxTotalMs ?? this.#timeoutMs;
-  }
-
-  /**
-   * Options for one request of the call: the signal ends it at the deadline (which progress may push
-   * back meanwhile); the SDK's own timeout only at the call's longest.
-   */
-  requestOptions(): { signal: AbortSignal; timeout: number } {
-    return { signal: this.signal, timeout: Math.max(1, this.#started + this.totalMs - monotonicClock.now()) };
-  }
-
-  /** A sign of life: with a total allowed, the deadline moves to `timeoutMs` from now. */
-  extend(): void {
-    if (this.#maxTotalMs === undefined || this.signal.aborted) return;
-    this.#until = Math.min(monotonicClock.now() + this.#timeoutMs, this.#started + this.#maxTotalMs);
-    this.#arm();
-  }
-
-  dispose(): void {
-    clearTimeout(this.#timer);
-    this.#caller?.removeEventListener("abort", this.#onCallerAbort);
-  }
-
-  #arm(): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(
-      () =>
-        this.#controller.abort(
-          new SdkError(SdkErrorCode.RequestTimeout, "Request timed out", { timeout: this.#timeoutMs }),
-        ),
-      Math.max(0, this.#until - monotonicClock.now()),
-    );
-  }
-}
-
-/** Wait `ms`, or until woken; rejects with the signal's reason when it aborts first. */
-function nap(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", aborted);
-      resolve();
-    };
-    const aborted = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", aborted, { once: true });
-    onWake(done);
-  });
 }
