@@ -58,6 +58,7 @@ export class RequestRecord {
   #span: Span | undefined;
   /** The fallback server the request went to, when its own server could not serve it. */
   #servedBy: string | undefined;
+  #taskId: string | undefined;
 
   constructor(parts: RecorderParts, start: RecordStart) {
     this.#parts = parts;
@@ -124,6 +125,12 @@ export class RequestRecord {
     return this.#span;
   }
 
+  /** The server runs the call as a task: the record, events and span carry its id. */
+  task(taskId: string): void {
+    this.#taskId = taskId;
+    this.#span?.setAttribute("switchyard.task.id", taskId);
+  }
+
   /** The request went to a fallback server (its own was down): the record, events and span say which. */
   servedBy(server: string): void {
     this.#servedBy = server;
@@ -180,6 +187,7 @@ export class RequestRecord {
       ...(options.runId !== undefined ? { runId: options.runId } : {}),
       ...(this.#where ?? {}),
       ...(this.#servedBy !== undefined ? { servedBy: this.#servedBy } : {}),
+      ...(this.#taskId !== undefined ? { taskId: this.#taskId } : {}),
       ...(error ? { error } : {}),
       ...(end.text !== undefined ? { result: end.text } : {}),
       ...(end.cached ? { cached: true as const } : {}),

@@ -111,6 +111,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
         ],
       ]);
       if (event.servedBy !== undefined) writes.push(["callServedBy", [event.servedBy, runId, event.id]]);
+      if (event.taskId !== undefined) writes.push(["callTaskId", [event.taskId, runId, event.id]]);
       if (event.runId === undefined) {
         writes.push([
           "runFinished",

@@ -115,6 +115,8 @@ export function callOf(row: Row): StoredCall {
   if (startedAt !== undefined) call.startedAt = startedAt;
   const servedBy = text(row.served_by);
   if (servedBy !== undefined) call.servedBy = servedBy;
+  const taskId = text(row.task_id);
+  if (taskId !== undefined) call.taskId = taskId;
   const ok = num(row.ok);
   if (ok !== undefined) call.ok = ok === 1;
   const ms = num(row.ms);

@@ -76,6 +76,10 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       run_id TEXT NOT NULL, step_id TEXT NOT NULL, seq INTEGER NOT NULL, output TEXT NOT NULL,
       PRIMARY KEY (run_id, step_id))`,
   ],
+  [
+    // Tasks (issue 28): the id of the task the server ran a call as, so that it can be found again.
+    "ALTER TABLE calls ADD COLUMN task_id TEXT",
+  ],
 ];
 
 /** The schema version this code writes. */
@@ -97,6 +101,7 @@ export const SQL = {
     "INSERT INTO calls (run_id, id, at, step, name, server, tool, ok, ms, error_code, error_message, result, method) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (run_id, id) DO UPDATE SET ok = excluded.ok, ms = excluded.ms, error_code = excluded.error_code, error_message = excluded.error_message, result = COALESCE(excluded.result, calls.result)",
   callShaped: "UPDATE calls SET shaped = $1 WHERE run_id = $2 AND id = $3",
   callServedBy: "UPDATE calls SET served_by = $1 WHERE run_id = $2 AND id = $3",
+  callTaskId: "UPDATE calls SET task_id = $1 WHERE run_id = $2 AND id = $3",
   answer: "UPDATE runs SET answer = $1 WHERE id = $2",
   runFinished:
     "UPDATE runs SET finished_at = $1, outcome = $2, ms = $3, tokens_in = $4, tokens_out = $5, error_code = $6, error_message = $7 WHERE id = $8",

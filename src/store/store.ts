@@ -71,6 +71,8 @@ export interface StoredCall {
   tool?: string;
   /** The fallback server that served the call while `server` was down; absent: `server` did. */
   servedBy?: string;
+  /** The id of the task the server ran the call as (the tasks extension), when it made one. */
+  taskId?: string;
   /** The arguments as sent (JSON), redacted and cut to the recorder's text limit. */
   arguments?: string;
   /** ISO 8601; absent when only the call's end was reported (a call the agent refused). */

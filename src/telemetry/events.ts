@@ -35,6 +35,8 @@ export interface CallRecord {
   tool?: string;
   /** The fallback server that served the call while `server` was down (its `fallback`); absent: `server` did. */
   servedBy?: string;
+  /** The id of the task the server ran the call as (the tasks extension), when it made one. */
+  taskId?: string;
   ok: boolean;
   /** Milliseconds, to a hundredth. */
   ms: number;

@@ -1,5 +1,8 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Switchyard, type WireRecord } from "../../src/index.js";
+import { openStore, Switchyard, type WireRecord } from "../../src/index.js";
 import { failureOf, NODE, ROOT, waitFor } from "../helpers.js";
 
 /**
@@ -10,7 +13,7 @@ import { failureOf, NODE, ROOT, waitFor } from "../helpers.js";
 const TASK_SERVER = `${ROOT}test/fixtures/tasks-server-2026.mjs`;
 const TASKS = "io.modelcontextprotocol/tasks";
 
-const opened: Switchyard[] = [];
+const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((yard) => yard.close()));
 });
@@ -150,5 +153,26 @@ describe.each(Object.entries(transports))("a task tool on 2026-07-28, over %s", 
     expect(createdTaskIds(wire)).toHaveLength(1);
     expect((await yard.callTool("jobs_echo", { text: "plain" })).text).toBe("plain");
     expect(createdTaskIds(wire)).toHaveLength(1);
+  });
+});
+
+describe("a task call with a store", () => {
+  it("records the task's id on the call's row", async () => {
+    const store = await openStore({
+      path: path.join(mkdtempSync(path.join(tmpdir(), "switchyard-tasks-")), "s.db"),
+    });
+    opened.push(store);
+    const wire: WireRecord[] = [];
+    const yard = await Switchyard.connect(
+      { mcpServers: { jobs: transports.stdio } },
+      { store, wireTrace: (record) => wire.push(record) },
+    );
+    opened.push(yard);
+    expect((await yard.callTool("jobs_crunch", { steps: 1, ms: 10 })).text).toBe("crunched 1");
+    const [taskId] = createdTaskIds(wire);
+    const [run] = await store.runs();
+    expect((await store.run(run!.id))!.calls).toEqual([
+      expect.objectContaining({ name: "jobs_crunch", taskId }),
+    ]);
   });
 });

@@ -296,6 +296,33 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       expect(await store.runs({ limit: 1 })).toHaveLength(1);
     });
 
+    it("keeps the id of the task a call ran as (issue 28)", async () => {
+      const { store } = await start();
+      await store.record([
+        {
+          type: "call_started",
+          id: "call_t",
+          name: "jobs_crunch",
+          server: "jobs",
+          tool: "crunch",
+          arguments: "{}",
+        },
+        {
+          type: "call_finished",
+          id: "call_t",
+          name: "jobs_crunch",
+          server: "jobs",
+          tool: "crunch",
+          taskId: "task-7",
+          ok: true,
+          ms: 1500,
+        },
+      ]);
+      expect((await store.run("call_t"))!.calls).toEqual([
+        expect.objectContaining({ id: "call_t", taskId: "task-7", ok: true }),
+      ]);
+    });
+
     it("keeps what another connection wrote, and opening again migrates nothing twice", async () => {
       const { store, reopen } = await start();
       await store.record(agentRun("run_a"));

@@ -193,7 +193,8 @@ function renderCall(call: StoredCall, finished: boolean): string {
     return `…     ${call.name}  ${where}  no result${finished ? "" : " (the run stopped during the call)"}${args}`;
   const outcome = call.ok ? "ok   " : "fail ";
   const error = call.error ? `  ${call.error.code}: ${firstLine(call.error.message, 120)}` : "";
-  return `${outcome} ${call.name}  ${where}  ${duration(call.ms ?? 0)}${args}${error}`;
+  const task = call.taskId !== undefined ? `  task ${call.taskId}` : "";
+  return `${outcome} ${call.name}  ${where}  ${duration(call.ms ?? 0)}${task}${args}${error}`;
 }
 
 /** `850 ms`, `12.3 s`. */
