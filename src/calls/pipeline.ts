@@ -249,7 +249,10 @@ export class RequestPipeline {
           tool: resolved.tool,
           args,
           ...(onProgress ? { onProgress } : {}),
-          onTask: (taskId) => record.task(taskId),
+          onTask: (taskId) => {
+            record.task(taskId);
+            input.onTask?.(taskId);
+          },
         };
         // A tool quarantined since it was resolved (its lazy server, started for this call, listed it
         // changed) is not sent.

@@ -55,6 +55,8 @@ export interface RequestOptions {
 export interface CallToolOptions extends RequestOptions {
   /** Each progress notification the server sends for this call. */
   onProgress?: (progress: CallProgress) => void;
+  /** Told the id of the task the server runs the call as (the tasks extension), once it made one. */
+  onTask?: (taskId: string) => void;
 }
 
 /** A tool call as a run's checks see it, before it is validated or sent. */

@@ -20,6 +20,7 @@ import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { ClientSubscriptions } from "./subscriptions.js";
+import { TaskBridge } from "./task-bridge.js";
 import {
   asAsked,
   servedResources,
@@ -251,14 +252,21 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   } else {
     const entry = yard.describeTool(parts.name);
     const priority = priorityOf(ctx, parts.request.params._meta);
-    call = relay.start(entry?.server ?? "", identity.user, (started) =>
-      yard.callTool(parts.name, parts.args, {
-        identity,
-        ...(priority !== undefined ? { priority } : {}),
-        signal: started.abort.signal,
-        onProgress: (progress) => started.progress?.(progress),
-      }),
-    );
+    call = relay.start(entry?.server ?? "", identity.user, (started) => {
+      // A call its server runs as a task reaches a host that cannot follow tasks as a plain call, kept
+      // alive by progress until the task ends; the host's cancellation aborts the call, which cancels
+      // the task (tasks/cancel).
+      const bridge = new TaskBridge((progress) => started.progress?.(progress));
+      return yard
+        .callTool(parts.name, parts.args, {
+          identity,
+          ...(priority !== undefined ? { priority } : {}),
+          signal: started.abort.signal,
+          onProgress: (progress) => bridge.progress(progress),
+          onTask: (taskId) => bridge.started(taskId),
+        })
+        .finally(() => bridge.stop());
+    });
   }
   const token = parts.request.params._meta?.progressToken;
   call.progress =

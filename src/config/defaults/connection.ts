@@ -43,6 +43,11 @@ export const DEFAULT_TASK_MIN_POLL_INTERVAL_MS = 20;
 /** How long the `tasks/cancel` sent for a cancelled or timed-out task call may take. */
 export const DEFAULT_TASK_CANCEL_TIMEOUT_MS = 5_000;
 /**
+ * How often the gateway's task bridge tells a host that cannot follow tasks that a call run as a task
+ * still runs (a progress notification on its plain `tools/call`), when nothing else was told meanwhile.
+ */
+export const DEFAULT_TASK_BRIDGE_PROGRESS_MS = 10_000;
+/**
  * How many requests (elicitation, sampling, roots) a server may send the client for each of the
  * client's requests in flight to it; the rest are refused with a JSON-RPC error before any handler
  * sees them, so that one call cannot ask the user, or spend the model, without end.
