@@ -48,7 +48,8 @@ describe.each<Era>(["legacy", "modern"])(
       );
       expect(result.isError).toBeFalsy();
       expect(textOf(result)).toBe("crunched 3");
-      expect(progress.map((p) => p.message)).toEqual(expect.arrayContaining(["step 1 of 3", "step 3 of 3"]));
+      // (Polls see the statuses the task is in when they come: under load, not necessarily each step.)
+      expect(progress.map((p) => p.message)).toContainEqual(expect.stringMatching(/^step \d of 3$/));
       expect(progress.map((p) => p.progress)).toEqual(progress.map((_p, i) => i + 1));
     });
 
