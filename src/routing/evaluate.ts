@@ -23,7 +23,7 @@ export interface Evaluation extends RoutingMetrics {
 }
 
 /**
- * Rank every labelled query with the router and measure R@1, R@5, R@10 and MRR. A query written as a
+ * Rank every labelled query with the router and measure R@1, R@5, R@10, MRR and server-level R@5. A query written as a
  * transcript (`user: …` / `system: …` lines) is routed as a conversation: its latest user turn weighs
  * most, as in the agent.
  */
@@ -49,6 +49,7 @@ export async function evaluateRouter(
   const metrics = routingMetrics(
     queries,
     rankings.map((ranking) => ranking.ranked),
+    (id) => router.tool(id)?.server,
   );
   return { ...metrics, msPerQuery: queries.length ? elapsedMs / queries.length : 0, rankings };
 }

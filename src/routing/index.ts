@@ -31,6 +31,7 @@ export {
   recallAt,
   reciprocalRank,
   routingMetrics,
+  serverRecallAt,
 } from "./metrics.js";
 export type { QueryPart, RoutingQuery } from "./query.js";
 export {

@@ -18,6 +18,11 @@ export interface RoutingMetrics {
   recallAt10: number;
   /** Mean reciprocal rank of the first relevant tool (0 for a query whose tools were not ranked). */
   mrr: number;
+  /**
+   * Share of a query's groups with a tool of theirs on one of the first 5 servers of the ranking (servers
+   * in the order their first tool is ranked), averaged over queries; given when tools' servers are known.
+   */
+  serverRecallAt5?: number;
 }
 
 /** Share of a query's groups with at least one id among the first `k` of `ranked` (0..1). */
@@ -34,10 +39,41 @@ export function reciprocalRank(ranked: readonly string[], groups: readonly strin
   return at === -1 ? 0 : 1 / (at + 1);
 }
 
-/** R@1, R@5, R@10 and MRR averaged over queries, given each query's ranking (same order as `queries`). */
+/**
+ * Share of `groups` with a tool on one of the first `k` servers of `ranked` (servers in the order their
+ * first tool appears); `serverOf` gives a tool's server (unknown tools count for no server).
+ */
+export function serverRecallAt(
+  ranked: readonly string[],
+  groups: readonly string[][],
+  k: number,
+  serverOf: (id: string) => string | undefined,
+): number {
+  if (groups.length === 0) return 0;
+  const servers = new Set<string>();
+  for (const id of ranked) {
+    if (servers.size === k) break;
+    const server = serverOf(id);
+    if (server !== undefined) servers.add(server);
+  }
+  return (
+    groups.filter((group) =>
+      group.some((id) => {
+        const server = serverOf(id);
+        return server !== undefined && servers.has(server);
+      }),
+    ).length / groups.length
+  );
+}
+
+/**
+ * R@1, R@5, R@10 and MRR averaged over queries, given each query's ranking (same order as `queries`);
+ * with `serverOf`, server-level R@5 too.
+ */
 export function routingMetrics(
   queries: readonly LabelledQuery[],
   rankings: readonly (readonly string[])[],
+  serverOf?: (id: string) => string | undefined,
 ): RoutingMetrics {
   const mean = (value: (ranked: readonly string[], query: LabelledQuery) => number) =>
     queries.length === 0
@@ -49,5 +85,8 @@ export function routingMetrics(
     recallAt5: mean((ranked, q) => recallAt(ranked, q.expectedGroups, 5)),
     recallAt10: mean((ranked, q) => recallAt(ranked, q.expectedGroups, 10)),
     mrr: mean((ranked, q) => reciprocalRank(ranked, q.expectedGroups)),
+    ...(serverOf
+      ? { serverRecallAt5: mean((ranked, q) => serverRecallAt(ranked, q.expectedGroups, 5, serverOf)) }
+      : {}),
   };
 }

@@ -109,8 +109,16 @@ describe("switchyard route eval", () => {
       "recallAt1",
       "recallAt10",
       "recallAt5",
+      "serverRecallAt5",
     ]);
-    expect(result).toMatchObject({ n: 3, recallAt1: (1 + 0.5 + 1) / 3, recallAt5: 1, recallAt10: 1, mrr: 1 });
+    expect(result).toMatchObject({
+      n: 3,
+      recallAt1: (1 + 0.5 + 1) / 3,
+      recallAt5: 1,
+      recallAt10: 1,
+      mrr: 1,
+      serverRecallAt5: 1,
+    });
     expect(result.msPerQuery).toBeGreaterThan(0);
     const lines = readFileSync(rankings, "utf8")
       .trim()
@@ -131,7 +139,7 @@ describe("switchyard route eval", () => {
     );
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^QUERIES\s+R@1\s+R@5\s+R@10\s+MRR\s+MS\/QUERY\n3\s+83\.3\s+100\.0\s+100\.0\s+100\.0\s+\d+\.\d{3}\n$/,
+      /^QUERIES\s+R@1\s+R@5\s+R@10\s+MRR\s+SERVER R@5\s+MS\/QUERY\n3\s+83\.3\s+100\.0\s+100\.0\s+100\.0\s+100\.0\s+\d+\.\d{3}\n$/,
     );
     expect(stderr).toMatch(/lexical over 14 tools \(index built in \d+ ms\)/);
   });

@@ -81,7 +81,7 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
   withStrategyFlags(
     route
       .command("eval")
-      .description("measure routing on a labelled set (R@1, R@5, R@10, MRR, ms per query)")
+      .description("measure routing on a labelled set (R@1, R@5, R@10, MRR, server-level R@5, ms per query)")
       .requiredOption(
         "--tools <file>",
         "tools.json: a JSON array of { id, server, name, description, inputSchema }",
@@ -219,7 +219,7 @@ function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingS
 
 /**
  * `switchyard route eval`: rank every labelled query over an offline catalog and print R@1, R@5, R@10,
- * MRR and ms per query. `--json` gives fractions (0..1); the table gives percentages, as the routing
+ * MRR, server-level R@5 and ms per query. `--json` gives fractions (0..1); the table gives percentages, as the routing
  * data README does.
  */
 export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlags): Promise<number> {
@@ -250,14 +250,15 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
     }
   }
   const { n, recallAt1, recallAt5, recallAt10, mrr, msPerQuery } = evaluation;
+  const serverRecallAt5 = evaluation.serverRecallAt5 ?? 0;
   if (ctx.out.json) {
-    ctx.out.data({ n, recallAt1, recallAt5, recallAt10, mrr, msPerQuery });
+    ctx.out.data({ n, recallAt1, recallAt5, recallAt10, mrr, serverRecallAt5, msPerQuery });
     return EXIT_OK;
   }
   const percent = (value: number) => (value * 100).toFixed(1);
   ctx.out.result(
     formatTable(
-      ["QUERIES", "R@1", "R@5", "R@10", "MRR", "MS/QUERY"],
+      ["QUERIES", "R@1", "R@5", "R@10", "MRR", "SERVER R@5", "MS/QUERY"],
       [
         [
           String(n),
@@ -265,6 +266,7 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
           percent(recallAt5),
           percent(recallAt10),
           percent(mrr),
+          percent(serverRecallAt5),
           msPerQuery.toFixed(3),
         ],
       ],

@@ -48,6 +48,27 @@ export const DEFAULT_TOKENIZER: Readonly<{
   compounds: boolean;
 }> = Object.freeze({ stem: true, stopWords: true, cjkBigrams: true, compounds: true });
 
+/**
+ * How synonyms are mined from a catalog (catalog-synonyms.ts): a word of tools' descriptions and
+ * parameters links to a term of their names when at least 2 tools share both and at least 70% of the
+ * word's tools have the term in their names; words in over 5% of the tools are not expanded; at most 2
+ * terms per word, each at 0.5 × that share.
+ */
+export const DEFAULT_CATALOG_SYNONYMS: Readonly<{
+  minShared: number;
+  minShare: number;
+  maxWordShare: number;
+  perWord: number;
+  weight: number;
+}> = Object.freeze({ minShared: 2, minShare: 0.7, maxWordShare: 0.05, perWord: 2, weight: 0.5 });
+/**
+ * How much a tool gains from its server's evidence (server text and best tool, 0..1), times the best
+ * tool's score: a nudge that orders near-ties by server, not a filter.
+ */
+export const DEFAULT_SERVER_WEIGHT = 0.1;
+/** Share of its score a tool loses when the request fills none of its required parameters: off (0). */
+export const DEFAULT_REQUIRED_PARAM_PENALTY = 0;
+
 /** Weight of an earlier user message beside the latest one (1): it sets the topic. */
 export const DEFAULT_EARLIER_USER_MESSAGE_WEIGHT = 0.5;
 /** Weight of an assistant or tool message: context, often long, rarely naming the next need. */

@@ -1,19 +1,40 @@
-import { DEFAULT_BM25_K1, DEFAULT_CLAUSE_WEIGHT, DEFAULT_FIELD_WEIGHTS } from "../../config/defaults.js";
+import {
+  DEFAULT_BM25_K1,
+  DEFAULT_CATALOG_SYNONYMS,
+  DEFAULT_CLAUSE_WEIGHT,
+  DEFAULT_FIELD_WEIGHTS,
+  DEFAULT_REQUIRED_PARAM_PENALTY,
+  DEFAULT_SERVER_WEIGHT,
+} from "../../config/defaults.js";
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
-import { splitClauses } from "../clauses.js";
+import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
+import { splitClauses, splitSentence } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
+import { RequiredParams } from "../required-params.js";
+import { ServerEvidence } from "../server-evidence.js";
 import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokenizer.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
+import { withVerbFamilies } from "../verb-families.js";
 
-export { DEFAULT_CLAUSE_WEIGHT, DEFAULT_FIELD_WEIGHTS } from "../../config/defaults.js";
+export {
+  DEFAULT_CATALOG_SYNONYMS,
+  DEFAULT_CLAUSE_WEIGHT,
+  DEFAULT_FIELD_WEIGHTS,
+  DEFAULT_REQUIRED_PARAM_PENALTY,
+  DEFAULT_SERVER_WEIGHT,
+} from "../../config/defaults.js";
 
 /** Fewest terms a sentence needs to be ranked on its own: "Thanks." is not a request. */
 const MIN_CLAUSE_TERMS = 2;
 /** How far down each sentence's own ranking is merged: its best few are what it adds. */
 const MAX_CLAUSE_HITS = 20;
+/** Least score of a part's best tool, relative to the whole request's best, for it to be put up front. */
+const MIN_PART_SCORE = 0.3;
+/** How much deeper than asked the ranking goes before the required-parameter penalty reorders it. */
+const PENALTY_EXTRA_DEPTH = 20;
 
 /** Options of a {@link LexicalStrategy}. */
 export interface LexicalOptions {
@@ -35,6 +56,25 @@ export interface LexicalOptions {
    * not more about it) or `count` (classic BM25 query term frequency).
    */
   queryTermCounts?: "once" | "count";
+  /** Add a verb family's term after each of its words ("retrieve" → `^get`; see verb-families.ts); default `true`. */
+  verbFamilies?: boolean;
+  /**
+   * Expand a request's words with the name terms the catalog's own tools link them to (see
+   * catalog-synonyms.ts); `false` turns it off; default {@link DEFAULT_CATALOG_SYNONYMS}.
+   */
+  catalogSynonyms?: boolean | CatalogSynonymOptions;
+  /**
+   * How much a tool gains from its server's evidence (the server's own text and its best tool; see
+   * server-evidence.ts), relative to the best tool's score; 0 turns it off; default
+   * {@link DEFAULT_SERVER_WEIGHT}.
+   */
+  serverWeight?: number;
+  /**
+   * Share of its score a tool loses when the request can fill none of its required parameters (in
+   * proportion for some; see required-params.ts); default {@link DEFAULT_REQUIRED_PARAM_PENALTY} (off:
+   * it cost recall on every set measured).
+   */
+  requiredParamPenalty?: number;
 }
 
 /**
@@ -49,6 +89,10 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #clauseWeight: number;
   readonly #countRepeats: boolean;
   readonly #servers = new ServerGroups();
+  readonly #synonyms: CatalogSynonyms | undefined;
+  readonly #required: RequiredParams | undefined;
+  readonly #serverEvidence: ServerEvidence;
+  readonly #serverWeight: number;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -61,21 +105,39 @@ export class LexicalStrategy implements RoutingStrategy {
       ]),
     ) as Record<ToolField, FieldSetting>;
     this.#index = new Bm25Index({ fields, k1: options.k1 ?? DEFAULT_BM25_K1 });
-    this.#tokenize = createTokenizer(options.tokenizer);
+    const tokenize = createTokenizer(options.tokenizer);
+    this.#tokenize = options.verbFamilies === false ? tokenize : withVerbFamilies(tokenize);
     this.#clauseWeight = options.clauseWeight ?? DEFAULT_CLAUSE_WEIGHT;
     this.#countRepeats = options.queryTermCounts === "count";
+    this.#serverEvidence = new ServerEvidence(this.#tokenize);
+    this.#serverWeight = options.serverWeight ?? DEFAULT_SERVER_WEIGHT;
+    const penalty = options.requiredParamPenalty ?? DEFAULT_REQUIRED_PARAM_PENALTY;
+    this.#required = penalty > 0 ? new RequiredParams(this.#tokenize, penalty) : undefined;
+    const synonyms = options.catalogSynonyms ?? DEFAULT_CATALOG_SYNONYMS;
+    this.#synonyms =
+      synonyms === false
+        ? undefined
+        : new CatalogSynonyms(synonyms === true ? DEFAULT_CATALOG_SYNONYMS : synonyms);
   }
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
+    this.#serverEvidence.setServer(server, tools);
     for (const id of this.#servers.replace(
       server,
       tools.map((tool) => tool.id),
-    ))
+    )) {
       this.#index.remove(id);
+      this.#synonyms?.remove(id);
+      this.#required?.remove(id);
+    }
     for (const tool of tools) {
       const text = toolText(tool);
-      const terms = Object.fromEntries(TOOL_FIELDS.map((field) => [field, this.#tokenize(text[field])]));
-      this.#index.add(tool.id, terms as Record<ToolField, string[]>);
+      const terms = Object.fromEntries(
+        TOOL_FIELDS.map((field) => [field, this.#tokenize(text[field])]),
+      ) as Record<ToolField, string[]>;
+      this.#index.add(tool.id, terms);
+      this.#synonyms?.add(tool.id, terms.name, [...terms.description, ...terms.params]);
+      this.#required?.add(tool);
     }
   }
 
@@ -85,18 +147,56 @@ export class LexicalStrategy implements RoutingStrategy {
 
   /** {@link rank} without the promise, for callers that measure or cannot wait. */
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
-    // Each sentence is tokenized once: the whole request's terms are the union of its sentences'.
-    const clauses = (this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]).map((clause) =>
-      this.#tokenize(clause),
-    );
-    const whole = this.#index.search(this.#wholeTerms(clauses, query.context ?? []), limit);
-    const ranked = clauses.filter((terms) => new Set(terms).size >= MIN_CLAUSE_TERMS);
-    if (ranked.length < 2 || whole.length === 0) return whole;
-    return this.#mergeClauses(
-      whole,
-      ranked.map((terms) => [...new Set(terms)].map((term) => ({ term, weight: 1 }))),
-      limit,
-    );
+    // Each part is tokenized once: the whole request's terms are the union of its parts'. A sentence
+    // needs two terms to be ranked on its own ("Thanks." is not a request); a part that a conjunction cut
+    // from its sentence needs one ("what time is it" → "time").
+    const parts: Array<{ terms: string[]; min: number }> = [];
+    for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
+      const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
+      for (const piece of pieces)
+        parts.push({ terms: this.#tokenize(piece), min: pieces.length > 1 ? 1 : MIN_CLAUSE_TERMS });
+    }
+    const clauses = parts.map((part) => part.terms);
+    const wholeTerms = this.#wholeTerms(clauses, query.context ?? []);
+    const expanded = this.#expand(wholeTerms);
+    const reorders =
+      this.#required !== undefined || (this.#serverWeight > 0 && this.#serverEvidence.servers > 1);
+    const depth = reorders ? limit + PENALTY_EXTRA_DEPTH : limit;
+    const whole = this.#index.search(expanded, depth);
+    const ranked = parts.filter((part) => new Set(part.terms).size >= part.min).map((part) => part.terms);
+    const merged =
+      ranked.length < 2 || whole.length === 0
+        ? whole
+        : this.#mergeClauses(
+            whole,
+            ranked.map((terms) => this.#expand([...new Set(terms)].map((term) => ({ term, weight: 1 })))),
+            depth,
+          );
+    const penalized = this.#required ? this.#penalize(merged, wholeTerms, query, depth) : merged;
+    return this.#serverEvidence.fuse(penalized, expanded, this.#serverWeight, limit);
+  }
+
+  /** Tools whose required parameters the request leaves unfilled score a little less (required-params.ts). */
+  #penalize(
+    ranked: RankedTool[],
+    terms: readonly QueryTerm[],
+    query: RoutingQuery,
+    limit: number,
+  ): RankedTool[] {
+    const required = this.#required!;
+    const present = new Set(terms.map((term) => term.term));
+    const digit =
+      RequiredParams.hasDigit(query.text) ||
+      (query.context ?? []).some((part) => RequiredParams.hasDigit(part.text));
+    return ranked
+      .map((hit) => ({ id: hit.id, score: hit.score * required.factor(hit.id, present, digit) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit);
+  }
+
+  /** The query terms with the name terms the catalog links them to (see catalog-synonyms.ts). */
+  #expand(terms: QueryTerm[]): QueryTerm[] {
+    return this.#synonyms ? [...terms, ...this.#synonyms.expand(terms)] : terms;
   }
 
   #wholeTerms(clauses: readonly string[][], context: readonly QueryPart[]): QueryTerm[] {
@@ -108,24 +208,37 @@ export class LexicalStrategy implements RoutingStrategy {
   }
 
   /**
-   * Best score per tool: the whole request's, or a sentence's scaled so that the sentence's best tool
-   * scores `clauseWeight` times the whole request's best (scores stay on the whole request's scale).
+   * Best score per tool: the whole request's, or a part's scaled so that the part's best tool scores
+   * `clauseWeight` times the whole request's best (scores stay on the whole request's scale); then each
+   * part's best tool is raised to right after the whole request's best.
    */
   #mergeClauses(whole: RankedTool[], clauses: QueryTerm[][], limit: number): RankedTool[] {
     const scale = whole[0]!.score;
-    const best = new Map<string, number>();
+    const bestScores = new Map<string, number>();
     const take = (hits: RankedTool[], weight: number) => {
       const top = hits[0]?.score ?? 0;
       if (top <= 0) return;
       for (const hit of hits) {
         const score = (weight * scale * hit.score) / top;
-        if (score > (best.get(hit.id) ?? 0)) best.set(hit.id, score);
+        if (score > (bestScores.get(hit.id) ?? 0)) bestScores.set(hit.id, score);
       }
     };
     take(whole, 1);
-    for (const terms of clauses)
-      take(this.#index.search(terms, Math.min(limit, MAX_CLAUSE_HITS)), this.#clauseWeight);
-    return [...best]
+    const searched = clauses.map((terms) => this.#index.search(terms, Math.min(limit, MAX_CLAUSE_HITS)));
+    for (const hits of searched) take(hits, this.#clauseWeight);
+    // Each part's share of the offer: its best tool comes right after the whole request's best, ahead
+    // of the whole request's runners-up, in the order of the parts — for a part that matches well enough
+    // (its best scores at least MIN_PART_SCORE of the whole's best), not for "I need help with this".
+    const first = whole[0]!.id;
+    const below = Math.max(whole[1]?.score ?? 0, this.#clauseWeight * scale);
+    const steps = searched.length + 1;
+    searched.forEach((hits, i) => {
+      const best = hits[0];
+      if (!best || best.id === first || best.score < MIN_PART_SCORE * scale) return;
+      const score = below + ((scale - below) * (steps - 1 - i)) / steps;
+      if (score > (bestScores.get(best.id) ?? 0)) bestScores.set(best.id, score);
+    });
+    return [...bestScores]
       .map(([id, score]) => ({ id, score }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);

@@ -1,0 +1,99 @@
+// Action verbs in families: "retrieve", "fetch" and 获取 ask for the same operation as a tool named
+// `get_…`. Each word of a family also yields the family's term, in tools and requests alike, so a request
+// meets a tool whose text says the same action in other words or in the other language.
+import { stem } from "./stem.js";
+import type { Tokenize } from "./tokenizer.js";
+
+/**
+ * General verb families of English and Chinese (from everyday usage, not from any data set). Words that
+ * are as often nouns ("order", "book", "post", "record", "log") or something else ("add" two numbers) are
+ * left out: they would tie a noun to an action. A word belongs to one family.
+ */
+const FAMILIES: Readonly<Record<string, string>> = {
+  get: "get fetch retrieve obtain read load view show display 获取 读取 查看 获得 得到 调取 显示 读",
+  search: "search find locate seek lookup discover explore 搜索 查找 寻找 搜寻 检索 查询 查 找 发现 探索",
+  list: "list enumerate browse 列出 列举 浏览 罗列",
+  create: "create make generate build insert 创建 新建 生成 添加 建立 制作 新增 增加 构建",
+  update: "update modify edit change alter patch adjust revise 更新 修改 编辑 更改 调整 变更 修订",
+  delete: "delete remove erase destroy purge 删除 移除 清除 删掉 去掉 删",
+  cancel: "cancel abort revoke withdraw 取消 撤销 撤回",
+  send: "send notify dispatch deliver 发送 通知 推送 寄送 传送",
+  publish: "publish announce 发布 公布",
+  save: "save store persist write 保存 存储 写入 储存 存",
+  commit: "commit submit 提交",
+  move: "move rename relocate 移动 重命名 迁移",
+  copy: "copy duplicate clone 复制 拷贝 克隆",
+  analyze: "analyze analyse assess evaluate examine inspect review 分析 评估 评价 审查 审核",
+  compute: "calculate compute estimate measure 计算 估算 测量 测算",
+  convert: "convert transform 转换 换算 转化",
+  translate: "translate 翻译",
+  predict: "predict forecast 预测 预报",
+  recommend: "recommend suggest advise propose 推荐 建议",
+  reserve: "reserve schedule arrange 预约 预订 预定 安排",
+  track: "track monitor trace 跟踪 追踪 监控 监测",
+  compare: "compare contrast 比较 对比",
+  verify: "verify validate check confirm 验证 校验 检查 确认 核实 检测",
+  download: "download 下载",
+  upload: "upload 上传",
+  run: "run execute launch invoke 运行 执行 启动",
+  stop: "stop halt terminate 停止 终止",
+  summarize: "summarize summarise 总结 概括 汇总",
+  pay: "pay 支付 付款",
+  buy: "buy purchase 购买 订购 下单",
+  merge: "merge combine 合并",
+  optimize: "optimize improve enhance 优化 改善 改进",
+  share: "share 分享 共享",
+  design: "design 设计",
+  manage: "manage 管理",
+};
+
+/** Prefix that keeps a family's term apart from any word. */
+const FAMILY_PREFIX = "^";
+
+/** Word (raw and stemmed, lower-case) → its family's term. */
+const FAMILY_OF: ReadonlyMap<string, string> = (() => {
+  const map = new Map<string, string>();
+  for (const [family, words] of Object.entries(FAMILIES)) {
+    for (const word of words.split(/\s+/)) {
+      map.set(word, `${FAMILY_PREFIX}${family}`);
+      map.set(stem(word), `${FAMILY_PREFIX}${family}`);
+    }
+  }
+  return map;
+})();
+
+/** The family term of a term (`retriev` → `^get`, `提交` → `^commit`), or undefined. */
+export function verbFamily(term: string): string | undefined {
+  return FAMILY_OF.get(term);
+}
+
+/** A tokenizer that adds, after each term of a verb family, the family's term. */
+export function withVerbFamilies(tokenize: Tokenize): Tokenize {
+  return (text) => {
+    const terms = tokenize(text);
+    const out: string[] = [];
+    for (const term of terms) {
+      out.push(term);
+      const family = FAMILY_OF.get(term);
+      if (family !== undefined) out.push(family);
+    }
+    return out;
+  };
+}
+
+/** Chinese words of the families, longest first, to find one opening a piece of text. */
+const HAN_VERBS: readonly string[] = [...FAMILY_OF.keys()]
+  .filter((word) => /\p{Script=Han}/u.test(word))
+  .sort((a, b) => b.length - a.length);
+const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
+
+/**
+ * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a
+ * "please" or 帮我 — the mark of a new request after "and" or 以及.
+ */
+export function opensWithVerb(text: string): boolean {
+  const rest = text.replace(/^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu, "");
+  const latin = FIRST_LATIN_WORD.exec(rest)?.[0].toLowerCase();
+  if (latin) return FAMILY_OF.has(latin) || FAMILY_OF.has(stem(latin));
+  return HAN_VERBS.some((word) => rest.startsWith(word));
+}
