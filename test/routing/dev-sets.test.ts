@@ -23,10 +23,12 @@ describe.skipIf(!existsSync(DATA))("the router on the routing dev sets", () => {
     const { tools, queries } = load("seal-tools");
     const router = new Router(tools);
     const routed = await evaluateRouter(router, queries);
-    // Plain BM25: R@1 40.9, R@5 72.7, R@10 80.3, MRR 86.8.
-    expect(routed.recallAt5).toBeGreaterThanOrEqual(0.92);
+    // Plain BM25: R@1 40.9, R@5 72.7, R@10 80.3, MRR 86.8. Measured (docs/routing.md): R@5 94.3,
+    // R@10 96.8, MRR 97.4, server-level R@5 95.2.
+    expect(routed.recallAt5).toBeGreaterThanOrEqual(0.93);
     expect(routed.recallAt10).toBeGreaterThanOrEqual(0.96);
-    expect(routed.mrr).toBeGreaterThanOrEqual(0.96);
+    expect(routed.mrr).toBeGreaterThanOrEqual(0.965);
+    expect(routed.serverRecallAt5).toBeGreaterThanOrEqual(0.94);
   });
 
   it("reproduces the README's plain-BM25 figures and beats them clearly on acebench-zh (Chinese, 1,455 tools)", async () => {
@@ -41,8 +43,9 @@ describe.skipIf(!existsSync(DATA))("the router on the routing dev sets", () => {
       "0.791",
     ]);
     const routed = await evaluateRouter(new Router(tools), queries);
-    expect(routed.recallAt1).toBeGreaterThanOrEqual(0.85);
-    expect(routed.recallAt5).toBeGreaterThanOrEqual(0.96);
-    expect(routed.mrr).toBeGreaterThanOrEqual(0.92);
+    // Measured (docs/routing.md): R@1 87.8, R@5 97.7, MRR 94.2.
+    expect(routed.recallAt1).toBeGreaterThanOrEqual(0.865);
+    expect(routed.recallAt5).toBeGreaterThanOrEqual(0.965);
+    expect(routed.mrr).toBeGreaterThanOrEqual(0.93);
   });
 });

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { CatalogSynonyms } from "../../src/routing/catalog-synonyms.js";
+import { splitParts } from "../../src/routing/clauses.js";
+import { serverRecallAt } from "../../src/routing/metrics.js";
+import { Router } from "../../src/routing/router.js";
+import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
+import { tokenize } from "../../src/routing/tokenizer.js";
+import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
+import { opensWithVerb, verbFamily, withVerbFamilies } from "../../src/routing/verb-families.js";
+
+describe("request parts", () => {
+  it("cut a sentence where a conjunction starts another request, in English and Chinese", () => {
+    expect(splitParts("what time is it and save a note that I called the dentist")).toEqual([
+      "what time is it",
+      "save a note that I called the dentist",
+    ]);
+    expect(splitParts("list the files, then post a summary to Slack")).toEqual([
+      "list the files",
+      "post a summary to Slack",
+    ]);
+    expect(splitParts("现在几点？另外把待办写进 todo.txt")).toEqual(["现在几点", "把待办写进 todo.txt"]);
+    expect(splitParts("查一下天气，然后提醒我带伞")).toEqual(["查一下天气", "提醒我带伞"]);
+  });
+
+  it("leave nouns joined by 'and' or a comma together", () => {
+    expect(splitParts("get the temperature and humidity of Berlin")).toEqual([
+      "get the temperature and humidity of Berlin",
+    ]);
+    expect(splitParts("更新我的邮件地址和手机号")).toEqual(["更新我的邮件地址和手机号"]);
+  });
+});
+
+describe("verb families", () => {
+  it("give words of one action in either language the same family term", () => {
+    expect(verbFamily("提交")).toBe("^commit");
+    expect(verbFamily(tokenize("commit")[0]!)).toBe("^commit");
+    expect(verbFamily(tokenize("retrieved")[0]!)).toBe(verbFamily("获取"));
+    expect(withVerbFamilies(tokenize)("fetch the weather")).toEqual(["fetch", "^get", "weather"]);
+    expect(opensWithVerb("please save a note")).toBe(true);
+    expect(opensWithVerb("humidity of Berlin")).toBe(false);
+  });
+
+  it("lead a Chinese request to a tool described in English", () => {
+    const tools: ToolDescriptor[] = [
+      { id: "git_commit", server: "git", name: "git_commit", description: "Commit staged changes" },
+      { id: "git_log", server: "git", name: "git_log", description: "Show the commit history" },
+      { id: "notes_add", server: "notes", name: "notes_add", description: "Save a note" },
+    ];
+    const on = new Router(tools, { offerAllUpTo: 0 }).rankNow("提交修改", { topK: 1 });
+    expect(on.map((tool) => tool.id)).toEqual(["git_commit"]);
+    const off = new Router(tools, {
+      offerAllUpTo: 0,
+      strategy: new LexicalStrategy({ verbFamilies: false }),
+    });
+    expect(off.rankNow("提交修改", { topK: 1 })).toEqual([]);
+  });
+});
+
+describe("catalog synonyms", () => {
+  it("link a description word to the name term most of its tools share, and forget a removed tool", () => {
+    const synonyms = new CatalogSynonyms({ minShared: 2, minShare: 0.6, maxWordShare: 1 });
+    synonyms.add("a", ["update", "profile"], ["更新", "用户", "资料"]);
+    synonyms.add("b", ["update", "order"], ["更新", "订单"]);
+    synonyms.add("c", ["create", "order"], ["创建", "订单"]);
+    expect(synonyms.expand([{ term: "更新", weight: 1 }])).toEqual([{ term: "update", weight: 0.5 }]);
+    expect(synonyms.expand([{ term: "订单", weight: 1 }])).toEqual([{ term: "order", weight: 0.5 }]);
+    synonyms.remove("b");
+    expect(synonyms.expand([{ term: "更新", weight: 1 }])).toEqual([]);
+  });
+});
+
+describe("server-level recall", () => {
+  it("counts a group found when one of its tools' servers is among the first k servers ranked", () => {
+    const serverOf = (id: string) => id.split("_")[0];
+    const ranked = ["a_1", "a_2", "b_1", "c_1"];
+    expect(serverRecallAt(ranked, [["c_9"], ["d_1"]], 3, serverOf)).toBe(0.5);
+    expect(serverRecallAt(ranked, [["c_9"]], 2, serverOf)).toBe(0);
+  });
+});
