@@ -5,6 +5,9 @@
 import { DEFAULT_CATALOG_SYNONYMS } from "../config/defaults.js";
 import type { QueryTerm } from "./bm25-index.js";
 
+/** Most names a term may be in to be added: a term in half the names tells little and costs a long walk. */
+const MAX_NAME_SHARE = 0.25;
+
 /** Options of {@link CatalogSynonyms}. */
 export interface CatalogSynonymOptions {
   /** Fewest tools a word and a name term must share to be linked. */
@@ -30,6 +33,8 @@ export class CatalogSynonyms {
   readonly #names = new Map<string, readonly string[]>();
   /** Tool id → its other terms (distinct). */
   readonly #words = new Map<string, readonly string[]>();
+  /** Name term → how many tools' names hold it. */
+  readonly #nameCounts = new Map<string, number>();
   /** Word → the tools whose other text holds it. */
   readonly #toolsOf = new Map<string, Set<string>>();
   /** Word → its links, valid until the catalog changes. */
@@ -46,6 +51,7 @@ export class CatalogSynonyms {
     const words = [...new Set(otherTerms)].filter((word) => !names.includes(word));
     this.#names.set(id, names);
     this.#words.set(id, words);
+    for (const name of names) this.#nameCounts.set(name, (this.#nameCounts.get(name) ?? 0) + 1);
     for (const word of words) {
       let tools = this.#toolsOf.get(word);
       if (!tools) {
@@ -64,6 +70,11 @@ export class CatalogSynonyms {
       const tools = this.#toolsOf.get(word)!;
       tools.delete(id);
       if (tools.size === 0) this.#toolsOf.delete(word);
+    }
+    for (const name of this.#names.get(id) ?? []) {
+      const count = (this.#nameCounts.get(name) ?? 1) - 1;
+      if (count === 0) this.#nameCounts.delete(name);
+      else this.#nameCounts.set(name, count);
     }
     this.#names.delete(id);
     this.#words.delete(id);
@@ -93,16 +104,18 @@ export class CatalogSynonyms {
     const { minShared, minShare, maxWordShare, perWord, weight } = this.#options;
     const tools = this.#toolsOf.get(word);
     let links: QueryTerm[] = [];
-    if (
-      tools &&
-      tools.size >= minShared &&
-      tools.size <= Math.max(minShared, maxWordShare * this.#names.size)
-    ) {
+    const most = Math.max(minShared, maxWordShare * this.#names.size);
+    if (tools && tools.size >= minShared && tools.size <= most) {
       const counts = new Map<string, number>();
       for (const id of tools)
         for (const name of this.#names.get(id) ?? []) counts.set(name, (counts.get(name) ?? 0) + 1);
       links = [...counts]
-        .filter(([, count]) => count >= minShared && count / tools.size >= minShare)
+        .filter(
+          ([name, count]) =>
+            count >= minShared &&
+            count / tools.size >= minShare &&
+            (this.#nameCounts.get(name) ?? 0) <= MAX_NAME_SHARE * this.#names.size,
+        )
         .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
         .slice(0, perWord)
         .map(([term, count]) => ({ term, weight: (weight * count) / tools.size }));
