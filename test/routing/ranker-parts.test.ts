@@ -62,6 +62,9 @@ describe("catalog synonyms", () => {
     synonyms.add("a", ["update", "profile"], ["更新", "用户", "资料"]);
     synonyms.add("b", ["update", "order"], ["更新", "订单"]);
     synonyms.add("c", ["create", "order"], ["创建", "订单"]);
+    // Other tools: a name term held by over a quarter of the names is never added.
+    for (const other of ["weather", "stock", "news", "map", "clock", "mail"])
+      synonyms.add(other, [other], ["其他"]);
     expect(synonyms.expand([{ term: "更新", weight: 1 }])).toEqual([{ term: "update", weight: 0.5 }]);
     expect(synonyms.expand([{ term: "订单", weight: 1 }])).toEqual([{ term: "order", weight: 0.5 }]);
     synonyms.remove("b");
