@@ -27,4 +27,5 @@ export { closestNames, didYouMean } from "./errors.js";
 export { oauthStoreFolder, oauthStorePath } from "./fleet/oauth-token-file.js";
 export { openInBrowser } from "./fleet/open-in-browser.js";
 export * from "./index.js";
+export { openSqlite, SqliteEngineMissing } from "./store/sqlite-engine.js";
 export type { SessionHandle } from "./store/store.js";

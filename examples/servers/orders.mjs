@@ -3,9 +3,9 @@
 //
 //   ORDERS_DB=/path/to/orders.db node examples/servers/orders.mjs
 //
-// SQLite via better-sqlite3, an optional dependency (a native module whose build may
-// fail): it is loaded on first use, so that without it the server still starts, lists
-// its tools, and answers each call with what is missing and how to get it. The DB file is $ORDERS_DB, default
+// SQLite through switchyard/sqlite: node:sqlite on Node 22.13+ (nothing to install), else
+// better-sqlite3 (an optional native module), loaded on first use, so that without it the
+// server still starts, lists its tools, and answers each call with what is missing. The DB file is $ORDERS_DB, default
 // ./.data/orders.db relative to the current working directory (the folder is
 // created). On first start the tables are created and seeded with 5 demo
 // customers (C10001 … C10005) and 40 orders whose dates are relative to today;
@@ -14,9 +14,9 @@
 //
 // Tools: query_recent_orders, get_customer. Read-only. Logs to stderr only.
 import { existsSync, mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
+import { openSqlite, SqliteEngineMissing } from "switchyard/sqlite";
 import {
   createLogger,
   defineTool,
@@ -181,31 +181,21 @@ function makeDirs(dir) {
   }
 }
 
-// ---- better-sqlite3, loaded on first use --------------------------------------
+// ---- SQLite: node:sqlite where this Node has it (22.13+), else better-sqlite3 --------
+// switchyard/sqlite picks the engine and loads it on first use; without either the server still starts
+// and answers each call with what to do.
 class MissingDependency extends Error {}
-
-let Database;
-function loadSqlite() {
-  if (Database) return Database;
-  try {
-    Database = createRequire(import.meta.url)("better-sqlite3");
-    return Database;
-  } catch (err) {
-    const why =
-      err.code === "MODULE_NOT_FOUND"
-        ? "better-sqlite3 is not installed"
-        : `better-sqlite3 could not be loaded (${String(err.message).split("\n")[0]})`;
-    throw new MissingDependency(
-      `${why}: the orders example keeps its data in SQLite through it, an optional dependency of switchyard; install it with npm install better-sqlite3@12`,
-    );
-  }
-}
 
 function openDatabase() {
   const file = resolve(process.cwd(), process.env.ORDERS_DB || "./.data/orders.db");
-  const Database = loadSqlite();
   makeDirs(dirname(file));
-  const db = new Database(file);
+  let db;
+  try {
+    db = openSqlite(file);
+  } catch (err) {
+    if (!(err instanceof SqliteEngineMissing)) throw err;
+    throw new MissingDependency(`the orders example keeps its data in SQLite: ${err.message}`);
+  }
   db.pragma("busy_timeout = 5000"); // several servers may share the file
   db.pragma("foreign_keys = ON");
   db.exec(`
@@ -232,7 +222,8 @@ function openDatabase() {
 }
 
 function ensureFreshDemoData(db, file) {
-  const seed = db.transaction(() => {
+  // BEGIN IMMEDIATE: concurrent starts seed only once.
+  const seeded = db.immediate(() => {
     const today = todayUtc();
     const newest = db.prepare("SELECT MAX(created_at) AS newest FROM orders").get().newest;
     if (newest !== null && newest >= addDays(today, -3)) return null; // fresh enough: leave it alone
@@ -241,8 +232,9 @@ function ensureFreshDemoData(db, file) {
     const insertCustomer = db.prepare(
       "INSERT INTO customers (id, name, city, member_level, phone, registered_at) VALUES (@id, @name, @city, @member_level, @phone, @registered_at)",
     );
-    for (const c of CUSTOMERS)
-      insertCustomer.run({ ...c, registered_at: addDays(today, -c.registered_days_ago) });
+    // Exactly the statement's names (node:sqlite refuses a name the statement does not have).
+    for (const { registered_days_ago: daysAgo, ...c } of CUSTOMERS)
+      insertCustomer.run({ ...c, registered_at: addDays(today, -daysAgo) });
     const insertOrder = db.prepare(
       "INSERT INTO orders (order_id, customer_id, product_name, amount, status, created_at) VALUES (@order_id, @customer_id, @product_name, @amount, @status, @created_at)",
     );
@@ -250,14 +242,13 @@ function ensureFreshDemoData(db, file) {
     for (const o of orders) insertOrder.run(o);
     return { newest, count: orders.length };
   });
-  const seeded = seed.immediate(); // BEGIN IMMEDIATE: concurrent starts seed only once
   if (seeded === null) log(`using ${file}`);
   else if (seeded.newest === null) log(`created ${file} with ${seeded.count} demo orders`);
   else
     log(`re-seeded ${file}: newest order was ${seeded.newest}, demo dates are now relative to ${todayUtc()}`);
 }
 
-/** The database and its statements, opened on first use; throws MissingDependency without better-sqlite3. */
+/** The database and its statements, opened on first use; throws MissingDependency without an engine. */
 let opened;
 function database() {
   if (opened) return opened;
@@ -280,7 +271,7 @@ function database() {
   return opened;
 }
 
-// Open (and seed) at start, as before; without better-sqlite3, start anyway and say so on each call.
+// Open (and seed) at start, as before; without a SQLite engine, start anyway and say so on each call.
 try {
   database();
 } catch (err) {

@@ -4,11 +4,12 @@
 //
 //   node examples/servers/sql.mjs
 //
-// An in-memory SQLite database (better-sqlite3) of 8 products (sku, name, category, price, stock).
+// An in-memory SQLite database of 8 products (sku, name, category, price, stock), through switchyard/sqlite
+// (node:sqlite, or better-sqlite3 on a Node without it).
 // Tool: query(sql, max_rows = 20) — one SELECT statement, run read-only; anything else is an error.
 // Logs to stderr only; exits when stdin closes.
-import { createRequire } from "node:module";
 import { McpServer } from "@modelcontextprotocol/server";
+import { openSqlite, SqliteEngineMissing } from "switchyard/sqlite";
 import {
   createLogger,
   defineTool,
@@ -20,7 +21,6 @@ import {
 } from "./lib/shared.mjs";
 
 const log = createLogger("sql");
-const require = createRequire(import.meta.url);
 
 const PRODUCTS = [
   ["SKU-1001", "无线蓝牙耳机", "数码", 299, 42],
@@ -33,14 +33,16 @@ const PRODUCTS = [
   ["SKU-1008", "笔记本支架", "外设", 129, 3],
 ];
 
+let missing = "";
 function openDatabase() {
-  let Database;
+  let db;
   try {
-    Database = require("better-sqlite3");
-  } catch {
+    db = openSqlite(":memory:");
+  } catch (err) {
+    if (!(err instanceof SqliteEngineMissing)) throw err;
+    missing = err.message;
     return undefined;
   }
-  const db = new Database(":memory:");
   db.exec(
     "CREATE TABLE products (sku TEXT PRIMARY KEY, name TEXT, category TEXT, price REAL, stock INTEGER)",
   );
@@ -50,8 +52,7 @@ function openDatabase() {
 }
 
 const db = openDatabase();
-if (!db)
-  log("better-sqlite3 is not installed: every query answers with an error (npm install better-sqlite3@12)");
+if (!db) log(`no SQLite here, every query answers with an error: ${missing}`);
 
 function buildServer() {
   const server = new McpServer({ name: "sql", version: "1.0.0" });
@@ -86,12 +87,11 @@ function buildServer() {
     async (args) => {
       const sql = requireString(args, "sql", { maxLength: 2_000 });
       const maxRows = optionalInteger(args, "max_rows", { min: 1, max: 100, defaultValue: 20 });
-      if (!db) return toolError("the product database is unavailable: better-sqlite3 is not installed");
+      if (!db) return toolError(`the product database is unavailable: ${missing}`);
       if (!/^\s*select\b/i.test(sql) || sql.replace(/;\s*$/, "").includes(";"))
         return toolError("only one SELECT statement is allowed (this tool is read-only)");
       try {
         const statement = db.prepare(sql);
-        if (!statement.reader) return toolError("only SELECT statements return rows here");
         const rows = statement.all().slice(0, maxRows);
         log(`${rows.length} row(s) for ${sql}`);
         return textResult(`${rows.length} row(s)\n${JSON.stringify(rows)}`, { rows, count: rows.length });

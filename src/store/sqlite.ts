@@ -1,11 +1,10 @@
-// The embedded store: one SQLite file (better-sqlite3, WAL). Every write is one transaction, committed
-// before the call returns, so a process killed at any point keeps everything written before it.
+// The embedded store: one SQLite file (WAL), on node:sqlite where the running Node has it, else
+// better-sqlite3 (sqlite-engine.ts). Every write is one transaction, committed before the call returns, so
+// a process killed at any point keeps everything written before it.
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import type BetterSqlite3 from "better-sqlite3";
 import { DEFAULT_RUNS_LISTED, DEFAULT_STORE_BUSY_TIMEOUT_MS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
-import { lazyRequire } from "../lazy-require.js";
 import type { AuditEntry, AuditRow } from "../telemetry/audit.js";
 import type { SwitchyardEvent } from "../telemetry/events.js";
 import type { ToolPin } from "../trust/pins.js";
@@ -28,6 +27,14 @@ import {
   storedSessionOf,
 } from "./row-records.js";
 import { MIGRATIONS, SCHEMA_VERSION, SQL, type StatementName, VERSION_TABLE, type Write } from "./sql.js";
+import {
+  openSqlite,
+  type SqliteDatabase,
+  SqliteEngineMissing,
+  type SqliteEngineName,
+  type SqliteStatement,
+  type SqliteValue,
+} from "./sqlite-engine.js";
 import type {
   AuditHead,
   AuditQuery,
@@ -44,25 +51,34 @@ import type {
   StoredSession,
 } from "./store.js";
 
-const loadSqlite = lazyRequire<typeof BetterSqlite3>("better-sqlite3");
-
 export class SqliteStore implements Store {
   readonly kind = "sqlite";
   readonly location: string;
-  readonly #db: BetterSqlite3.Database;
-  readonly #statements = new Map<StatementName, BetterSqlite3.Statement>();
+  /** Which SQLite engine runs it (node:sqlite, or better-sqlite3 on a Node without it). */
+  readonly engine: SqliteEngineName;
+  readonly #db: SqliteDatabase;
+  readonly #statements = new Map<StatementName, SqliteStatement>();
   readonly #policy: TextPolicy;
-  readonly #writeAll: BetterSqlite3.Transaction<(writes: readonly Write[]) => void>;
-  readonly #appendOne: BetterSqlite3.Transaction<(entry: AuditEntry) => StoredAuditRecord>;
+  readonly #auditKey: string | undefined;
 
-  private constructor(file: string, db: BetterSqlite3.Database, policy: TextPolicy, auditKey?: string) {
+  private constructor(file: string, db: SqliteDatabase, policy: TextPolicy, auditKey?: string) {
     this.location = file;
+    this.engine = db.engine;
     this.#db = db;
     this.#policy = policy;
-    this.#writeAll = db.transaction((writes: readonly Write[]) => {
-      for (const [name, values] of writes) this.#statement(name).run(...values);
+    this.#auditKey = auditKey;
+  }
+
+  /** The writes in one BEGIN IMMEDIATE transaction. */
+  #writeAll(writes: readonly Write[]): void {
+    this.#db.immediate(() => {
+      for (const [name, values] of writes) this.#statement(name).run(...(values as SqliteValue[]));
     });
-    this.#appendOne = db.transaction((entry: AuditEntry) => {
+  }
+
+  #appendOne(entry: AuditEntry): StoredAuditRecord {
+    const auditKey = this.#auditKey;
+    return this.#db.immediate(() => {
       const record = chainEntry(this.#head(), entry, auditKey);
       this.#statement("auditInsert").run(
         record.seq,
@@ -84,22 +100,12 @@ export class SqliteStore implements Store {
    * Open (creating it and its folder when missing) the database file, and bring its schema up to date.
    * @throws SwitchyardError `STORE_ERROR` naming the file and what to do.
    */
-  static open(file: string, policy: TextPolicy, auditKey?: string): SqliteStore {
-    let Database: typeof BetterSqlite3;
-    try {
-      Database = loadSqlite();
-    } catch (error) {
-      throw new SwitchyardError(
-        "STORE_ERROR",
-        'the SQLite store needs the better-sqlite3 package (an optional dependency that is not installed): npm install better-sqlite3@12, or set store: { url: "postgres://…" }, or store: false to record nothing',
-        { cause: error },
-      );
-    }
-    let db: BetterSqlite3.Database | undefined;
+  static open(file: string, policy: TextPolicy, auditKey?: string, engine?: SqliteEngineName): SqliteStore {
+    let db: SqliteDatabase | undefined;
     try {
       mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       const created = !existsSync(file);
-      db = new Database(file);
+      db = openSqlite(file, engine ? { engine } : {});
       // Conversations and what was called: readable by its owner only (SQLite gives its -wal the same).
       if (created) chmodSync(file, 0o600);
       db.pragma(`busy_timeout = ${DEFAULT_STORE_BUSY_TIMEOUT_MS}`);
@@ -111,6 +117,12 @@ export class SqliteStore implements Store {
     } catch (error) {
       db?.close();
       if (error instanceof SwitchyardError) throw error;
+      if (error instanceof SqliteEngineMissing)
+        throw new SwitchyardError(
+          "STORE_ERROR",
+          `the SQLite store cannot open ${file}: ${error.message}; or set store: { url: "postgres://…" }, or store: false to record nothing`,
+          { cause: error },
+        );
       throw new SwitchyardError(
         "STORE_ERROR",
         `cannot open the store ${file}: ${(error as Error).message}; give another file (store: { path }) or store: false`,
@@ -119,7 +131,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  #statement(name: StatementName): BetterSqlite3.Statement {
+  #statement(name: StatementName): SqliteStatement {
     let statement = this.#statements.get(name);
     if (!statement) {
       statement = this.#db.prepare(SQL[name].replace(/\$\d+/g, "?"));
@@ -133,13 +145,13 @@ export class SqliteStore implements Store {
   }
 
   #all(name: StatementName, ...values: unknown[]): Row[] {
-    return this.#statement(name).all(...values) as Row[];
+    return this.#statement(name).all(...(values as SqliteValue[])) as Row[];
   }
 
   async record(events: readonly SwitchyardEvent[]): Promise<void> {
     const now = new Date().toISOString();
     const writes = events.flatMap((event) => eventWrites(event, this.#policy, now));
-    if (writes.length) this.#guard(() => this.#writeAll.immediate(writes));
+    if (writes.length) this.#guard(() => this.#writeAll(writes));
   }
 
   async runs(options: { limit?: number } = {}): Promise<RunSummary[]> {
@@ -153,7 +165,7 @@ export class SqliteStore implements Store {
 
   async saveSession(id: string, state: SessionState, runId?: string): Promise<void> {
     const writes = sessionWrites(id, state, runId, new Date().toISOString());
-    this.#guard(() => this.#writeAll.immediate(writes));
+    this.#guard(() => this.#writeAll(writes));
   }
 
   async session(id: string): Promise<StoredSession | undefined> {
@@ -173,7 +185,7 @@ export class SqliteStore implements Store {
       session.usedAt,
       JSON.stringify(session.initialize),
     ];
-    this.#guard(() => this.#writeAll.immediate([["gatewaySessionSave", values]]));
+    this.#guard(() => this.#writeAll([["gatewaySessionSave", values]]));
   }
 
   async gatewaySession(id: string): Promise<GatewaySessionRecord | undefined> {
@@ -182,17 +194,17 @@ export class SqliteStore implements Store {
   }
 
   async touchGatewaySession(id: string, usedAt: string): Promise<void> {
-    this.#guard(() => this.#writeAll.immediate([["gatewaySessionTouch", [usedAt, id]]]));
+    this.#guard(() => this.#writeAll([["gatewaySessionTouch", [usedAt, id]]]));
   }
 
   async dropGatewaySession(id: string, unusedSince?: string): Promise<void> {
     const writes: Write[] = [["gatewaySessionDrop", [id]]];
     if (unusedSince !== undefined) writes.push(["gatewaySessionsPrune", [unusedSince]]);
-    this.#guard(() => this.#writeAll.immediate(writes));
+    this.#guard(() => this.#writeAll(writes));
   }
 
   async pruneGatewaySessions(unusedSince: string): Promise<void> {
-    this.#guard(() => this.#writeAll.immediate([["gatewaySessionsPrune", [unusedSince]]]));
+    this.#guard(() => this.#writeAll([["gatewaySessionsPrune", [unusedSince]]]));
   }
 
   async gatewaySessionsOf(user: string, usedSince: string): Promise<GatewaySessionUse[]> {
@@ -204,12 +216,11 @@ export class SqliteStore implements Store {
   }
 
   async savePins(pins: readonly ToolPin[]): Promise<void> {
-    if (pins.length)
-      this.#guard(() => this.#writeAll.immediate(pins.map((pin): Write => ["pinSave", pinValues(pin)])));
+    if (pins.length) this.#guard(() => this.#writeAll(pins.map((pin): Write => ["pinSave", pinValues(pin)])));
   }
 
   async saveFindings(server: string, findings: readonly StoredFinding[]): Promise<void> {
-    this.#guard(() => this.#writeAll.immediate(findingWrites(server, findings)));
+    this.#guard(() => this.#writeAll(findingWrites(server, findings)));
   }
 
   async findings(): Promise<StoredFinding[]> {
@@ -217,11 +228,11 @@ export class SqliteStore implements Store {
   }
 
   async savePlanRun(runId: string, planHash: string, input: string): Promise<void> {
-    this.#guard(() => this.#writeAll.immediate([["planRunSave", [runId, planHash, input]]]));
+    this.#guard(() => this.#writeAll([["planRunSave", [runId, planHash, input]]]));
   }
 
   async savePlanStep(runId: string, stepId: string, seq: number, output: string): Promise<void> {
-    this.#guard(() => this.#writeAll.immediate([["planStepSave", [runId, stepId, seq, output]]]));
+    this.#guard(() => this.#writeAll([["planStepSave", [runId, stepId, seq, output]]]));
   }
 
   async planCheckpoint(runId: string): Promise<StoredPlanCheckpoint | undefined> {
@@ -232,7 +243,7 @@ export class SqliteStore implements Store {
   async append(entry: AuditEntry): Promise<AuditRow> {
     // BEGIN IMMEDIATE: the write lock is taken before the head is read, so two processes never chain
     // onto the same row.
-    return auditRowOf(this.#guard(() => this.#appendOne.immediate(entry)));
+    return auditRowOf(this.#guard(() => this.#appendOne(entry)));
   }
 
   async audit(query: AuditQuery = {}): Promise<AuditRow[]> {
@@ -252,7 +263,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    this.#db.close();
   }
 
   /** A write, its driver errors turned into `STORE_ERROR` naming the file. */
@@ -271,9 +282,9 @@ export class SqliteStore implements Store {
 }
 
 /** Run the migrations this file lacks, in one immediate transaction (two processes may open it at once). */
-function migrate(db: BetterSqlite3.Database, file: string): void {
+function migrate(db: SqliteDatabase, file: string): void {
   db.exec(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (version INTEGER NOT NULL)`);
-  db.transaction(() => {
+  db.immediate(() => {
     const row = db.prepare(`SELECT max(version) AS version FROM ${VERSION_TABLE}`).get() as Row;
     const version = Number(row.version ?? 0);
     if (version > SCHEMA_VERSION) {
@@ -288,5 +299,5 @@ function migrate(db: BetterSqlite3.Database, file: string): void {
       db.exec(`DELETE FROM ${VERSION_TABLE}`);
       db.prepare(`INSERT INTO ${VERSION_TABLE} (version) VALUES (?)`).run(SCHEMA_VERSION);
     }
-  }).immediate();
+  });
 }

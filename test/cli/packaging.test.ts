@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -16,6 +16,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { NODE, ROOT, runCli } from "../helpers.js";
 
+/** Node 22.13+ (and 22.5+ with --experimental-sqlite): the SQLite store needs nothing installed. */
+const HAS_NODE_SQLITE = spawnSync(NODE, ["--no-warnings", "-e", "require('node:sqlite')"]).status === 0;
 const NO_MODEL = { OPENAI_API_KEY: "", OPENAI_BASE_URL: "", SWITCHYARD_MODEL: "" };
 const ENGLISH = { LANG: "C.UTF-8", LC_ALL: "", LC_MESSAGES: "" };
 
@@ -23,6 +25,7 @@ interface PackageJson {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 const pkg = () => JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as PackageJson;
 
@@ -95,11 +98,15 @@ function installWithout(...missing: string[]): string {
 
 describe("packaging", () => {
   it("pins every runtime dependency (the SDK's server side among them, for the gateway); better-sqlite3 is optional", () => {
-    const { dependencies, devDependencies, optionalDependencies } = pkg();
+    const { dependencies, devDependencies, optionalDependencies, peerDependencies } = pkg();
     expect(dependencies["@modelcontextprotocol/server"]).toMatch(/^\d+\.\d+\.\d+$/);
     expect(devDependencies).not.toHaveProperty("@modelcontextprotocol/server");
     expect(dependencies).not.toHaveProperty("better-sqlite3");
-    expect(optionalDependencies?.["better-sqlite3"]).toMatch(/^12\.\d+\.\d+$/);
+    expect(devDependencies).not.toHaveProperty("better-sqlite3");
+    // Only a Node without node:sqlite (< 22.13) needs it: pinned to the 12.x this code is tested with.
+    expect(optionalDependencies?.["better-sqlite3"] ?? peerDependencies?.["better-sqlite3"]).toMatch(
+      /^12\.\d+\.\d+$/,
+    );
     for (const [name, version] of Object.entries({ ...dependencies, ...optionalDependencies }))
       expect(version, name).toMatch(/^\d+\.\d+\.\d+$/);
   });
@@ -115,8 +122,9 @@ describe("packaging", () => {
     };
     visit(path.join(ROOT, "dist/index.js"));
     // 15: the root shares the trust scans' chunks with the switchyard/trust entry (its catalog scans
-    // every listing), which splits them off as chunks of their own.
-    expect(loaded.size).toBeLessThanOrEqual(15);
+    // every listing), which splits them off as chunks of their own; 16: the SQLite engine is a chunk the
+    // root shares with switchyard/sqlite (the example servers' way to it).
+    expect(loaded.size).toBeLessThanOrEqual(16);
     for (const file of loaded) {
       const source = readFileSync(file, "utf8");
       // The testing kit (ScriptedModel), the CLI (commander) and the example servers stay out.
@@ -126,11 +134,8 @@ describe("packaging", () => {
     }
   });
 
-  it("the orders example starts without better-sqlite3 and says on each call what to install", async () => {
-    const root = isolatedDir("switchyard-nosqlite-");
-    cpSync(path.join(ROOT, "examples/servers"), path.join(root, "servers"), { recursive: true });
-    nodeModulesWithout(root, "better-sqlite3");
-    expect(resolvesFrom(path.join(root, "servers"), "better-sqlite3")).toBe(false);
+  it("the orders example without better-sqlite3: served by node:sqlite where this Node has it, else each call says what to do", async () => {
+    const root = installWithout("better-sqlite3");
     const config = path.join(root, "switchyard.config.json");
     writeFileSync(
       config,
@@ -138,41 +143,51 @@ describe("packaging", () => {
         mcpServers: {
           orders: {
             command: NODE,
-            args: ["servers/orders.mjs"],
+            args: ["examples/servers/orders.mjs"],
             env: { ORDERS_DB: path.join(root, "o.db") },
           },
         },
       }),
     );
     const env = { XDG_CACHE_HOME: path.join(root, "cache") };
-    const servers = await runCli(["--config", config, "servers"], { env });
+    const servers = await runCli(["--config", config, "servers"], { env, cwd: root });
     expect(servers.code).toBe(0);
     expect(servers.stdout).toMatch(/^orders\s+ready\s+stdio/m);
     const call = await runCli(
       ["--config", config, "call", "orders_get_customer", '{"customer_id":"C10001"}'],
-      {
-        env,
-      },
+      { env, cwd: root },
     );
-    expect(call.code).toBe(1);
-    expect(call.stderr).toContain(
-      "better-sqlite3 is not installed: the orders example keeps its data in SQLite through it, an optional dependency of switchyard; install it with npm install better-sqlite3@12",
-    );
+    if (HAS_NODE_SQLITE) {
+      expect(call.stderr).toBe("");
+      expect(call.code).toBe(0);
+      expect(call.stdout).toContain("C10001");
+    } else {
+      expect(call.code).toBe(1);
+      expect(call.stderr).toContain(
+        `the orders example keeps its data in SQLite: better-sqlite3 is not installed and this Node (${process.version}) has no node:sqlite: use Node 22.13 or newer (24 recommended, nothing to install), or npm install better-sqlite3@12`,
+      );
+    }
   });
 
-  it("the demo without better-sqlite3 warns first, runs, and the orders step says what is missing", async () => {
+  it("the demo without better-sqlite3: runs on node:sqlite where this Node has it, else warns first and the orders step says what is missing", async () => {
     const root = installWithout("better-sqlite3");
     const { code, stdout, stderr } = await runCopy(root, ["demo"], {
       ...NO_MODEL,
       ...ENGLISH,
       SWITCHYARD_DATA_DIR: path.join(root, "data"),
     });
-    expect(code).toBe(1);
-    expect(stderr).toContain(
-      "warning: better-sqlite3 (an optional dependency) is not installed, so the orders server answers with an error; run npm install better-sqlite3@12",
-    );
     expect(stdout).toMatch(/^orders\s+ready/m);
-    expect(stdout).toContain("npm install better-sqlite3@12");
+    if (HAS_NODE_SQLITE) {
+      expect(stderr).not.toContain("warning:");
+      expect(stdout).not.toContain("better-sqlite3");
+      expect(code).toBe(0);
+    } else {
+      expect(code).toBe(1);
+      expect(stderr).toContain(
+        "warning: the orders server has no SQLite here, so it answers with an error: better-sqlite3 is not installed",
+      );
+      expect(stdout).toContain("npm install better-sqlite3@12");
+    }
   });
 });
 

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile, Switchyard } from "../../src/index.js";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { ROOT } from "../helpers.js";
 
 let yard: Switchyard;
@@ -25,7 +25,7 @@ afterAll(async () => {
 
 /** A fingerprint of every row of the orders database. */
 function fingerprint(): string {
-  const db = new Database(path.join(dataDir, "orders.db"), { readonly: true });
+  const db = openSqlite(path.join(dataDir, "orders.db"), { readonly: true });
   try {
     const rows = [
       ...db.prepare("SELECT * FROM customers ORDER BY id").all(),

@@ -6,11 +6,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGatewayAuth } from "../../src/gateway/auth.js";
 import { createGateway, type Gateway, type HttpListener, listenHttp } from "../../src/gateway/index.js";
 import { openStore, resolveConfig, type Store, Switchyard } from "../../src/index.js";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { sdk } from "../helpers.js";
 import { httpClient, textOf } from "./fleet.js";
 
@@ -120,7 +120,7 @@ async function refusalOf(response: Response) {
 
 /** Rows of `gateway_sessions` for a user, read from the SQLite file itself. */
 function storedRows(user: string): number {
-  const db = new Database(storeFile, { readonly: true });
+  const db = openSqlite(storeFile, { readonly: true });
   try {
     return (
       db.prepare("SELECT COUNT(*) AS n FROM gateway_sessions WHERE user_id = ?").get(user) as { n: number }

@@ -8,8 +8,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { CLI, NODE, ROOT, runCli, SDK_SERVER, waitFor } from "../helpers.js";
 
 /** 1 KiB blocks a store file may grow to: the -shm file (32 KiB) fits, no WAL frame (4 KiB) does. */
@@ -160,7 +160,7 @@ describe("audit checkpoint and verify --checkpoint, signed with audit.key from t
       /^audit log ok: 3 rows, .*; signatures checked with audit\.key; holds the checkpoint of \S+ \(row 3\)/,
     );
     // Cut the last row and move the head back onto row 2, as one who can write the database can.
-    const db = new Database(path.join(dir, "data", "switchyard.db"));
+    const db = openSqlite(path.join(dir, "data", "switchyard.db"));
     const second = db.prepare("SELECT hash, mac FROM audit WHERE seq = 2").get() as {
       hash: string;
       mac: string;

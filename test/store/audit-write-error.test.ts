@@ -6,9 +6,9 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type Store, Switchyard, verifyAudit } from "../../src/index.js";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { failureOf, memoryLogger, sdk } from "../helpers.js";
 
 const opened: Array<Switchyard | Store> = [];
@@ -32,7 +32,7 @@ async function setup(config: Record<string, unknown>) {
     },
   });
   const sql = (statement: string) => {
-    const db = new Database(file);
+    const db = openSqlite(file);
     try {
       db.exec(statement);
     } finally {

@@ -5,9 +5,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore, type RunSummary, type Store } from "../../src/index.js";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ReceivedRequest } from "../../src/testing/openai-server.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
@@ -262,7 +262,7 @@ describe("switchyard audit and runs", () => {
       expect.stringMatching(/^ {4}3 {2}\S+ {2}call {6}ada {2}a\/echo {2}ok {2}3 ms {2}run_x$/),
       expect.stringMatching(/^ {4}4 {2}/),
     ]);
-    const db = new Database(file);
+    const db = openSqlite(file);
     db.exec('UPDATE audit SET entry = replace(entry, \'"user":"ada"\', \'"user":"eve"\') WHERE seq = 2');
     db.exec("DELETE FROM audit WHERE seq = 3");
     db.close();

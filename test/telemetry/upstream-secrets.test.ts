@@ -12,9 +12,9 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfigFile, openStore, Switchyard } from "../../src/index.js";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { httpClient, startHttpGateway, textOf } from "../gateway/fleet.js";
 import { NODE, ROOT, runCli } from "../helpers.js";
 
@@ -64,7 +64,7 @@ afterAll(async () => {
 
 /** Every row of every table of a SQLite file, as one text. */
 function dumpSqlite(file: string): string {
-  const db = new Database(file, { readonly: true });
+  const db = openSqlite(file, { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{
       name: string;

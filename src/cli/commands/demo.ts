@@ -1,10 +1,11 @@
-import { createRequire } from "node:module";
 import {
   createAgent,
   didYouMean,
   isSwitchyardError,
   type ModelProvider,
+  openSqlite,
   resolveModel,
+  SqliteEngineMissing,
   type Switchyard,
 } from "../../internal.js";
 import { packageFile } from "../../package-root.js";
@@ -12,7 +13,6 @@ import { describeStepError, loadPlanFile, type PlanResult, runPlan } from "../..
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
 import { formatTable } from "../table.js";
-import { PACKAGE } from "../version.js";
 import { describeEvent } from "./ask.js";
 import { SEED_SCENARIOS } from "./demo-scenarios.js";
 import { renderTrace } from "./run.js";
@@ -163,26 +163,19 @@ const DEMO_TEXT = {
 } as const;
 
 /**
- * better-sqlite3 is an optional dependency that the orders example needs: an install without it gets
- * told what to install, not a server that dies on a missing module. (The example servers' SDK,
- * @modelcontextprotocol/server, is a dependency: the gateway serves with it.) Returns warnings.
+ * The orders example keeps its data in SQLite (switchyard/sqlite: node:sqlite on Node 22.13+, else the
+ * optional better-sqlite3): a Node with neither gets told what to do, not a server that dies on a missing
+ * module. (The example servers' SDK, @modelcontextprotocol/server, is a dependency: the gateway serves
+ * with it.) Returns warnings.
  */
 function checkExampleDependencies(): string[] {
-  const fromExamples = createRequire(examples("servers/orders.mjs"));
-  const installed = (name: string) => {
-    try {
-      fromExamples.resolve(name);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const sqlite = "better-sqlite3";
-  if (installed(sqlite)) return [];
-  const major = (PACKAGE.optionalDependencies?.[sqlite] ?? "12").split(".")[0];
-  return [
-    `warning: ${sqlite} (an optional dependency) is not installed, so the orders server answers with an error; run npm install ${sqlite}@${major}`,
-  ];
+  try {
+    openSqlite(":memory:").close();
+    return [];
+  } catch (error) {
+    if (!(error instanceof SqliteEngineMissing)) throw error;
+    return [`warning: the orders server has no SQLite here, so it answers with an error: ${error.message}`];
+  }
 }
 
 function configuredModel(name: string | undefined): ModelProvider | undefined {

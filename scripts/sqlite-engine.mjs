@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// `prepare` (run by `npm install` and `npm ci` in this repository, never when switchyard is installed as
+// a package): the embedded store and the example orders server need a SQLite engine. Node 22.13 and
+// newer have node:sqlite: nothing to do, nothing compiled. An older Node (20, end of life) needs
+// better-sqlite3, a native module (an optional peer dependency, so npm does not install it by itself):
+// when it does not load, install the version package.json names, without saving it, so that
+// `npm install && npm run demo` and `npm test` keep working there.
+//
+//   node scripts/sqlite-engine.mjs [--check]     --check: say which engine loads, install nothing
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(path.join(root, "package.json"));
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+const version =
+  pkg.peerDependencies?.["better-sqlite3"] ??
+  pkg.optionalDependencies?.["better-sqlite3"] ??
+  pkg.devDependencies?.["better-sqlite3"];
+
+function loads(name) {
+  try {
+    if (name === "node:sqlite") {
+      // Asked in a child process, so that Node 22's experimental warning is not printed here.
+      const run = spawnSync(process.execPath, ["--no-warnings", "-e", "require('node:sqlite')"]);
+      return run.status === 0;
+    }
+    const Database = require(name);
+    new Database(":memory:").close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (loads("node:sqlite")) {
+  console.log(`sqlite: node:sqlite (Node ${process.version}): nothing to build`);
+} else if (loads("better-sqlite3")) {
+  console.log(`sqlite: better-sqlite3 (Node ${process.version} has no node:sqlite)`);
+} else if (process.argv.includes("--check") || !version) {
+  console.error(
+    `sqlite: Node ${process.version} has no node:sqlite and better-sqlite3 does not load: use Node 24 (or 22.13+), or npm install better-sqlite3${version ? `@${version}` : ""}`,
+  );
+  process.exitCode = 1;
+} else {
+  console.log(
+    `sqlite: Node ${process.version} has no node:sqlite (22.13+ has): installing better-sqlite3@${version} (a native module, compiled if no prebuilt binary is found), not saved`,
+  );
+  const npm = process.env.npm_execpath;
+  const args = ["install", "--no-save", "--no-audit", "--no-fund", `better-sqlite3@${version}`];
+  const run = npm
+    ? spawnSync(process.execPath, [npm, ...args], { cwd: root, stdio: "inherit" })
+    : spawnSync("npm", args, { cwd: root, stdio: "inherit" });
+  if (run.status !== 0 || !loads("better-sqlite3")) {
+    // Not fatal: everything but the SQLite store and the orders example works; both say what is missing.
+    console.error(
+      `sqlite: better-sqlite3@${version} did not install: the SQLite store and the orders example will say so; use Node 24, or install a C++ toolchain (make, g++, python3) and run npm install better-sqlite3@${version}`,
+    );
+  }
+}
