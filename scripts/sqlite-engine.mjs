@@ -16,10 +16,18 @@ import { fileURLToPath } from "node:url";
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(path.join(root, "package.json"));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-const version =
-  pkg.peerDependencies?.["better-sqlite3"] ??
-  pkg.optionalDependencies?.["better-sqlite3"] ??
-  pkg.devDependencies?.["better-sqlite3"];
+// The version package.json names (a peer range's lowest: "^12.11.1" → 12.11.1, the one tested).
+const version = (pkg.peerDependencies?.["better-sqlite3"] ?? pkg.optionalDependencies?.["better-sqlite3"])
+  ?.replace(/^[\^~]/, "");
+
+function installed(name) {
+  try {
+    require.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function loads(name) {
   try {
@@ -50,7 +58,10 @@ if (loads("node:sqlite")) {
     `sqlite: Node ${process.version} has no node:sqlite (22.13+ has): installing better-sqlite3@${version} (a native module, compiled if no prebuilt binary is found), not saved`,
   );
   const npm = process.env.npm_execpath;
-  const args = ["install", "--no-save", "--no-audit", "--no-fund", `better-sqlite3@${version}`];
+  // Installed but not loading (built for another Node, or its build failed): build it again.
+  const args = installed("better-sqlite3")
+    ? ["rebuild", "better-sqlite3"]
+    : ["install", "--no-save", "--no-audit", "--no-fund", `better-sqlite3@${version}`];
   const run = npm
     ? spawnSync(process.execPath, [npm, ...args], { cwd: root, stdio: "inherit" })
     : spawnSync("npm", args, { cwd: root, stdio: "inherit" });
