@@ -3,12 +3,12 @@
 // a package): the embedded store and the example orders server need a SQLite engine. Node 22.13 and
 // newer have node:sqlite: nothing to do, nothing compiled. An older Node (20, end of life) needs
 // better-sqlite3, a native module (an optional peer dependency, so npm does not install it by itself):
-// when it does not load, install the version package.json names, without saving it, so that
+// when it does not load, install the version package.json names (not saved), so that
 // `npm install && npm run demo` and `npm test` keep working there.
 //
 //   node scripts/sqlite-engine.mjs [--check]     --check: say which engine loads, install nothing
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,14 +20,6 @@ const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 const version = (pkg.peerDependencies?.["better-sqlite3"] ?? pkg.optionalDependencies?.["better-sqlite3"])
   ?.replace(/^[\^~]/, "");
 
-function installed(name) {
-  try {
-    require.resolve(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function loads(name) {
   try {
@@ -57,14 +49,30 @@ if (loads("node:sqlite")) {
   console.log(
     `sqlite: Node ${process.version} has no node:sqlite (22.13+ has): installing better-sqlite3@${version} (a native module, compiled if no prebuilt binary is found), not saved`,
   );
+  // Not `npm install --no-save better-sqlite3` here: npm keeps the root's optional peer edge and installs
+  // nothing. So into a folder of its own under node_modules/.cache, one per Node ABI (a later npm install
+  // keeps it: only the link is pruned, and made again here without building), linked as
+  // node_modules/better-sqlite3.
+  const prefix = path.join(root, "node_modules", ".cache", `switchyard-sqlite-abi${process.versions.modules}`);
+  const built = path.join(prefix, "node_modules", "better-sqlite3");
   const npm = process.env.npm_execpath;
-  // Installed but not loading (built for another Node, or its build failed): build it again.
-  const args = installed("better-sqlite3")
-    ? ["rebuild", "better-sqlite3"]
-    : ["install", "--no-save", "--no-audit", "--no-fund", `better-sqlite3@${version}`];
-  const run = npm
-    ? spawnSync(process.execPath, [npm, ...args], { cwd: root, stdio: "inherit" })
-    : spawnSync("npm", args, { cwd: root, stdio: "inherit" });
+  // There but not built (its build failed): build it again.
+  const args = existsSync(built)
+    ? ["rebuild", "--prefix", prefix, "better-sqlite3"]
+    : ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund"];
+  if (!existsSync(built)) args.push(`better-sqlite3@${version}`);
+  let run = { status: 0 };
+  if (!existsSync(path.join(built, "build", "Release", "better_sqlite3.node"))) {
+    mkdirSync(prefix, { recursive: true });
+    run = npm
+      ? spawnSync(process.execPath, [npm, ...args], { cwd: root, stdio: "inherit" })
+      : spawnSync("npm", args, { cwd: root, stdio: "inherit" });
+  }
+  const link = path.join(root, "node_modules", "better-sqlite3");
+  if (run.status === 0 && existsSync(built)) {
+    rmSync(link, { recursive: true, force: true });
+    symlinkSync(path.relative(path.dirname(link), built), link, "dir");
+  }
   if (run.status !== 0 || !loads("better-sqlite3")) {
     // Not fatal: everything but the SQLite store and the orders example works; both say what is missing.
     console.error(
