@@ -9,31 +9,24 @@
 //   node scripts/sqlite-engine.mjs [--check]     --check: say which engine loads, install nothing
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
-const require = createRequire(path.join(root, "package.json"));
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
 // The version package.json names (a peer range's lowest: "^12.11.1" → 12.11.1, the one tested).
 const version = (pkg.peerDependencies?.["better-sqlite3"] ?? pkg.optionalDependencies?.["better-sqlite3"])
   ?.replace(/^[\^~]/, "");
 
 
+/** Whether the engine loads, asked in a child process: Node 22's experimental warning is not printed
+ * here, and a package installed by this script is seen (this process remembers it missing). */
 function loads(name) {
-  try {
-    if (name === "node:sqlite") {
-      // Asked in a child process, so that Node 22's experimental warning is not printed here.
-      const run = spawnSync(process.execPath, ["--no-warnings", "-e", "require('node:sqlite')"]);
-      return run.status === 0;
-    }
-    const Database = require(name);
-    new Database(":memory:").close();
-    return true;
-  } catch {
-    return false;
-  }
+  const code =
+    name === "node:sqlite"
+      ? "require('node:sqlite')"
+      : "const D = require('better-sqlite3'); new D(':memory:').close()";
+  return spawnSync(process.execPath, ["--no-warnings", "-e", code], { cwd: root }).status === 0;
 }
 
 if (loads("node:sqlite")) {
