@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ReceivedRequest } from "../../src/testing/openai-server.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
@@ -118,7 +118,7 @@ describe("switchyard plan", () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).not.toContain(token);
-    const sqlite = new Database(db, { readonly: true });
+    const sqlite = openSqlite(db, { readonly: true });
     const rows = sqlite.prepare("SELECT * FROM plan_steps").all() as Array<Record<string, unknown>>;
     sqlite.close();
     expect(rows).toHaveLength(1);

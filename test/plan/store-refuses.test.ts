@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { openSqlite } from "../../src/store/sqlite-engine.js";
 import { NODE, ROOT, runCli, SDK_SERVER } from "../helpers.js";
 
 const PLAN_HOST = `${ROOT}test/fixtures/plan-host.mjs`;
@@ -24,7 +24,7 @@ async function refusingStore() {
   writeFileSync(plan, "steps:\n  - { id: first, tool: a_echo, args: { text: first } }\n");
   // The store's schema, written by a command that reads it.
   expect((await runCli(["--config", config, "runs"])).code).toBe(0);
-  const sqlite = new Database(db);
+  const sqlite = openSqlite(db);
   const tables = sqlite
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     .all() as Array<{ name: string }>;
