@@ -215,7 +215,8 @@ async function callTool(
     });
   }
   // The 2026-07-28 revision carries W3C trace context in the request's `_meta` (SEP-414).
-  const traceMeta = client.getDiscoverResult() !== undefined ? traceContextMeta() : undefined;
+  const modern = client.getDiscoverResult() !== undefined;
+  const traceMeta = modern ? traceContextMeta() : undefined;
   const params = { name: tool, arguments: args, ...(traceMeta ? { _meta: traceMeta } : {}) };
   const extend = options.maxTotalTimeoutMs !== undefined && options.maxTotalTimeoutMs > options.timeoutMs;
   const onprogress = onProgress ? forwardProgress(onProgress) : extend ? ignoreProgress : undefined;
@@ -232,7 +233,8 @@ async function callTool(
   // HTTP). Everywhere else the request goes out as it would, its result checked once by
   // CALL_TOOL_RESULT and the output schema by the pipeline: the SDK's zod parse, response-cache
   // lookups and output validator were a quarter of the client's CPU per call.
-  const mirrored = traceMeta !== undefined && session.transportKind === "http" && plan.mirrored.has(tool);
+  // (On the revision, whether or not a trace is active: the headers were once tied to the trace context.)
+  const mirrored = modern && session.transportKind === "http" && plan.mirrored.has(tool);
   if (!mirrored) return client.request({ method: "tools/call", params }, CALL_TOOL_RESULT, sdk);
   return (await client.callTool(params, sdk)) as CallToolResult;
 }
