@@ -71,6 +71,11 @@ export async function authorizeServer(
       ...(scope ? { scope } : {}),
       ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
     };
+    // A login discovers afresh (protected-resource, then authorization-server metadata): the server
+    // may have moved to another authorization server since the last one, and the SDK, given the saved
+    // discovery, would go back to the old one. At the new one, the SDK sees the saved registration is
+    // another issuer's and registers anew (SEP-2352).
+    provider.invalidateCredentials("discovery");
     const first = await auth(provider, { ...base, forceReauthorization: stepUp }).catch((error: unknown) => {
       throw refused(config.name, error);
     });

@@ -201,7 +201,13 @@ export class ServerSession {
     const deadline = AbortSignal.timeout(this.#config.connectTimeoutMs);
     const openSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
     await this.#establish(openSignal, mode);
-    const lists = await listServer(this.#client!, { signal: openSignal, logger: this.#hooks.logger });
+    // A token the handshake passed with and the listing is refused with (revoked, or the server moved
+    // to another authorization server) needs a login as much as one refused at the handshake.
+    const lists = await listServer(this.#client!, { signal: openSignal, logger: this.#hooks.logger }).catch(
+      (error: unknown) => {
+        throw this.#http?.authFailure(error) ?? error;
+      },
+    );
     this.tools = lists.tools;
     this.resources = lists.resources;
     this.resourceTemplates = lists.resourceTemplates;

@@ -28,6 +28,7 @@ interface OAuthFixture {
     requestedScopes: string[];
   };
   expireAccessTokens(): void;
+  moveAuthorizationTo(other: OAuthFixture, options?: { graceRequests?: number }): void;
   close(): Promise<void>;
 }
 
@@ -149,6 +150,30 @@ describe("OAuth for a remote server, on the SDK's auth support", () => {
     const yard = await Switchyard.connect(configFor(auth.url));
     opened.push(yard);
     expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("needs-auth");
+  });
+
+  it("follows a server to another authorization server: needs-auth when the token is refused after the handshake, and the login registers there (SEP-2352)", async () => {
+    const [first, second] = [await fixture(), await fixture()];
+    const yard = await Switchyard.connect(configFor(first.url));
+    opened.push(yard);
+    await login(first.url);
+    await yard.reconnect();
+    expect(yard.servers().find((state) => state.name === "guarded")?.status).toBe("ready");
+
+    // The server now names the second authorization server; the first's token still passes the
+    // handshake's one request, and is refused when the tools are listed.
+    first.moveAuthorizationTo(second, { graceRequests: 1 });
+    await yard.reconnect({ failedOnly: false });
+    const guarded = yard.servers().find((state) => state.name === "guarded");
+    expect(guarded, guarded?.error).toMatchObject({ status: "needs-auth", errorCode: "AUTH_REQUIRED" });
+
+    // The login discovers afresh: a registration at the second, whose token the server accepts (the
+    // first's client id would be refused there: unknown client).
+    await login(first.url);
+    expect(second.stats).toMatchObject({ registrations: 1, codeGrants: 1 });
+    expect(first.stats.registrations).toBe(1);
+    await yard.reconnect();
+    expect((await yard.callTool("guarded_echo", { text: "moved" })).text).toBe("moved");
   });
 
   it("never puts a token in the log, the wire trace, servers() or an error", async () => {
