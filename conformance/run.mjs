@@ -1,30 +1,39 @@
 // `npm run conformance`: the official MCP conformance suite's client scenarios against Switchyard
 // (conformance/switchyard-client.mjs, public API only) and the bare MCP SDK (conformance/sdk-client.mjs).
-// The suite's runner needs Node 22; it runs on the pinned node@NODE22 npm package, installed once into
-// node_modules/.cache (from the npm registry). The clients run on this Node (the project's runtime).
-// Everything else is loopback: the suite starts one local test server per scenario.
+// The suite (@modelcontextprotocol/conformance@SUITE) and the Node 22 its runner needs (the node@NODE22
+// npm package) are installed once from the npm registry into the cache folder
+// (node_modules/.cache/switchyard-conformance, or $SWITCHYARD_CONFORMANCE_CACHE); later runs are offline.
+// The clients run on this Node (the project's runtime). Everything else is loopback: the suite starts
+// one local test server per scenario.
 //
-//   npm run conformance [-- --check] [--client switchyard|sdk] [--scenario name …] [--jobs n]
+//   npm run conformance [-- --check] [--client switchyard|sdk] [--scenario name …] [--era e …] [--jobs n]
 //   npm run conformance -- --server [--check] [--target gateway|everything] [--scenario name …]
+//
+// Each client scenario runs once per protocol era it belongs to (--spec-version 2025-11-25 and
+// 2026-07-28, the two eras Switchyard speaks); a scenario of neither era (the 2025-03-26 back-compat
+// ones, the extensions) runs once at its own version. Rows are `scenario` or `scenario@era`.
 //
 // --server runs the suite's server scenarios instead (conformance/server.mjs): against Switchyard's
 // gateway (`switchyard serve --http`) fronting server-everything, and against server-everything itself.
 //
 // --check exits 1 when a scenario fails for Switchyard that conformance/expected-failures.json does
 // not list (entries that now pass are reported, and do not fail the run; a reason that starts with
-// "flaky:" marks a scenario that passes on some runs, and is not reported when it does).
+// "flaky:" marks a scenario that passes on some runs, and is not reported when it does). An entry
+// names a row (`scenario@era`) or a scenario (every era of it).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const NODE22 = "22.23.3";
+const SUITE = "0.2.0-alpha.12";
+const ERAS = ["2025-11-25", "2026-07-28"];
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
-const cache = join(root, "node_modules", ".cache", "switchyard-conformance");
-const suiteDir = join(root, "node_modules", "@modelcontextprotocol", "conformance");
-const suiteBin = join(suiteDir, "dist", "index.js");
-const suiteVersion = JSON.parse(readFileSync(join(suiteDir, "package.json"), "utf8")).version;
+const cache = process.env.SWITCHYARD_CONFORMANCE_CACHE
+  ? resolve(process.env.SWITCHYARD_CONFORMANCE_CACHE)
+  : join(root, "node_modules", ".cache", "switchyard-conformance");
+const suiteVersion = SUITE;
 
 const CLIENTS = {
   switchyard: join(here, "switchyard-client.mjs"),
@@ -32,7 +41,7 @@ const CLIENTS = {
 };
 
 function parseArgs(argv) {
-  const options = { check: false, clients: [], scenarios: [], jobs: 2, timeoutMs: 30_000 };
+  const options = { check: false, clients: [], scenarios: [], eras: [], jobs: 2, timeoutMs: 30_000 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -43,6 +52,7 @@ function parseArgs(argv) {
     if (arg === "--check") options.check = true;
     else if (arg === "--client") options.clients.push(value());
     else if (arg === "--scenario") options.scenarios.push(value());
+    else if (arg === "--era") options.eras.push(value());
     else if (arg === "--jobs") options.jobs = Number(value());
     else if (arg === "--timeout") options.timeoutMs = Number(value());
     else usage(`unknown option ${arg}`);
@@ -56,55 +66,68 @@ function parseArgs(argv) {
 function usage(message) {
   console.error(`conformance: ${message}`);
   console.error(
-    "usage: npm run conformance -- [--check] [--client switchyard|sdk] [--scenario name] [--jobs n] [--timeout ms]",
+    "usage: npm run conformance -- [--check] [--client switchyard|sdk] [--scenario name] [--era 2025-11-25|2026-07-28] [--jobs n] [--timeout ms]",
   );
   process.exit(2);
 }
 
-/** The Node 22 binary for the suite's runner, installed into the cache on first use. */
-function node22() {
-  const prefix = join(cache, `node-${NODE22}`);
-  const binary = join(prefix, "node_modules", "node", "bin", "node");
-  if (!existsSync(binary)) {
-    console.error(
-      `conformance: installing node@${NODE22} (npm package) into ${prefix} for the suite's runner`,
-    );
-    mkdirSync(prefix, { recursive: true });
-    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const install = spawnSync(
-      npm,
-      [
-        "install",
-        "--prefix",
-        prefix,
-        "--no-save",
-        "--no-package-lock",
-        "--no-audit",
-        "--no-fund",
-        `node@${NODE22}`,
-      ],
-      { stdio: ["ignore", "inherit", "inherit"] },
-    );
-    if (install.status !== 0 || !existsSync(binary)) {
-      console.error(`conformance: could not install node@${NODE22}; the suite needs Node >= 22`);
-      process.exit(2);
-    }
+/** `spec` from the npm registry into `prefix` (once), for the file `needs` under it. */
+function installOnce(prefix, spec, needs, why) {
+  const file = join(prefix, "node_modules", ...needs);
+  if (existsSync(file)) return file;
+  console.error(`conformance: installing ${spec} (npm package) into ${prefix} ${why}`);
+  mkdirSync(prefix, { recursive: true });
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const install = spawnSync(
+    npm,
+    ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", spec],
+    { stdio: ["ignore", "inherit", "inherit"] },
+  );
+  if (install.status !== 0 || !existsSync(file)) {
+    console.error(`conformance: could not install ${spec} into ${prefix}`);
+    process.exit(2);
   }
-  return binary;
+  return file;
 }
 
-function listScenarios(node) {
-  const listed = spawnSync(node, [suiteBin, "list"], { encoding: "utf8" });
+/** The Node 22 binary for the suite's runner, installed into the cache on first use. */
+function node22() {
+  return installOnce(
+    join(cache, `node-${NODE22}`),
+    `node@${NODE22}`,
+    ["node", "bin", "node"],
+    "for the suite's runner (it needs Node >= 22)",
+  );
+}
+
+/** The suite's entry, installed into the cache on first use. */
+function suite() {
+  return installOnce(
+    join(cache, `suite-${SUITE}`),
+    `@modelcontextprotocol/conformance@${SUITE}`,
+    ["@modelcontextprotocol", "conformance", "dist", "index.js"],
+    "(the conformance suite)",
+  );
+}
+
+/** Client scenario names the suite lists, at one spec version or all of them. */
+function listScenarios(node, suiteBin, era) {
+  const args = [suiteBin, "list", "--client", ...(era ? ["--spec-version", era] : [])];
+  const listed = spawnSync(node, args, { encoding: "utf8" });
   if (listed.status !== 0) throw new Error(`conformance list failed: ${listed.stderr}`);
-  const lines = listed.stdout.split("\n");
-  const start = lines.findIndex((line) => line.startsWith("Client scenarios"));
-  const scenarios = [];
-  for (const line of lines.slice(start + 1)) {
-    const match = /^\s+- (\S+)/.exec(line);
-    if (match) scenarios.push(match[1]);
-    else if (line.trim() !== "") break;
+  return [...listed.stdout.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]);
+}
+
+/** Every run: each scenario at each era it belongs to, the others once at their own version. */
+function listRuns(node, suiteBin) {
+  const byEra = new Map(ERAS.map((era) => [era, listScenarios(node, suiteBin, era)]));
+  const runs = [];
+  for (const scenario of listScenarios(node, suiteBin)) {
+    const eras = ERAS.filter((era) => byEra.get(era).includes(scenario));
+    if (eras.length === 0) runs.push({ scenario, era: undefined, row: scenario });
+    for (const era of eras) runs.push({ scenario, era, row: `${scenario}@${era}` });
   }
-  return scenarios;
+  return runs;
 }
 
 function findChecks(dir) {
@@ -121,8 +144,8 @@ function findChecks(dir) {
 }
 
 /** One scenario against one client: the suite's exit code and its checks. */
-function runOne(node, client, scenario, timeoutMs) {
-  const out = join(cache, "results", client, scenario.replaceAll("/", "_"));
+function runOne(node, suiteBin, client, { scenario, era, row }, timeoutMs) {
+  const out = join(cache, "results", client, row.replaceAll("/", "_"));
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const command = `${process.execPath} ${CLIENTS[client]}`;
@@ -141,6 +164,7 @@ function runOne(node, client, scenario, timeoutMs) {
         String(timeoutMs),
         "-o",
         out,
+        ...(era ? ["--spec-version", era] : []),
       ],
       { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } },
     );
@@ -166,6 +190,8 @@ function runOne(node, client, scenario, timeoutMs) {
       done({
         client,
         scenario,
+        era,
+        row,
         exitCode: code,
         passed,
         total: counted.length,
@@ -195,7 +221,7 @@ if (process.argv.includes("--server")) {
   process.exit(
     await runServerMode(
       process.argv.slice(2).filter((arg) => arg !== "--server"),
-      { node22, suiteBin, suiteVersion, NODE22, cache, root, here },
+      { node22, suiteBin: suite(), suiteVersion, NODE22, cache, root, here },
     ),
   );
 }
@@ -203,28 +229,38 @@ if (process.argv.includes("--server")) {
 const options = parseArgs(process.argv.slice(2));
 const started = performance.now();
 const node = node22();
-const all = listScenarios(node);
-for (const scenario of options.scenarios) if (!all.includes(scenario)) usage(`unknown scenario ${scenario}`);
-const scenarios = options.scenarios.length > 0 ? options.scenarios : all;
+const suiteBin = suite();
+const all = listRuns(node, suiteBin);
+const known = new Set(all.map((run) => run.scenario));
+for (const scenario of options.scenarios) if (!known.has(scenario)) usage(`unknown scenario ${scenario}`);
+for (const era of options.eras)
+  if (!ERAS.includes(era)) usage(`unknown era ${era}; known: ${ERAS.join(", ")}`);
+const runs = all.filter(
+  (run) =>
+    (options.scenarios.length === 0 || options.scenarios.includes(run.scenario)) &&
+    (options.eras.length === 0 || options.eras.includes(run.era)),
+);
+if (runs.length === 0) usage("no scenario of those is in that era");
 console.log(
   `MCP conformance suite ${suiteVersion} (runner on Node ${NODE22}), clients on Node ${process.versions.node}: ` +
-    `${scenarios.length} client scenarios × ${options.clients.join(", ")}`,
+    `${runs.length} client scenario runs (${ERAS.join(" and ")} eras) × ${options.clients.join(", ")}`,
 );
 
 const tasks = [];
-for (const scenario of scenarios)
-  for (const client of options.clients) tasks.push(() => runOne(node, client, scenario, options.timeoutMs));
+for (const run of runs)
+  for (const client of options.clients)
+    tasks.push(() => runOne(node, suiteBin, client, run, options.timeoutMs));
 const results = await pool(tasks, options.jobs);
-const at = (client, scenario) => results.find((r) => r.client === client && r.scenario === scenario);
+const at = (client, row) => results.find((r) => r.client === client && r.row === row);
 
-const width = Math.max(8, ...scenarios.map((s) => s.length));
+const width = Math.max(8, ...runs.map((run) => run.row.length));
 console.log(`\n${"scenario".padEnd(width)}  ${options.clients.map((c) => c.padStart(12)).join("  ")}`);
-for (const scenario of scenarios) {
+for (const { row } of runs) {
   const cells = options.clients.map((client) => {
-    const r = at(client, scenario);
+    const r = at(client, row);
     return `${r.ok ? "ok  " : "FAIL"} ${`${r.passed}/${r.total}`.padStart(7)}`;
   });
-  console.log(`${scenario.padEnd(width)}  ${cells.map((c) => c.padStart(12)).join("  ")}`);
+  console.log(`${row.padEnd(width)}  ${cells.map((c) => c.padStart(12)).join("  ")}`);
 }
 const totals = {};
 for (const client of options.clients) {
@@ -244,21 +280,20 @@ const wallMs = Math.round(performance.now() - started);
 console.log(`\nwall time ${(wallMs / 1000).toFixed(1)} s; logs and checks in ${join(cache, "results")}`);
 writeFileSync(
   join(cache, "last-run.json"),
-  `${JSON.stringify({ suiteVersion, node22: NODE22, node: process.versions.node, wallMs, totals, results }, null, 2)}\n`,
+  `${JSON.stringify({ suiteVersion, eras: ERAS, node22: NODE22, node: process.versions.node, wallMs, totals, results }, null, 2)}\n`,
 );
 
 if (options.check) {
   const expected = JSON.parse(readFileSync(join(here, "expected-failures.json"), "utf8")).switchyard ?? {};
   const mine = results.filter((r) => r.client === "switchyard");
   if (mine.length === 0) usage("--check needs the switchyard client");
-  const unexpected = mine.filter((r) => !r.ok && !(r.scenario in expected));
-  const stale = mine.filter(
-    (r) => r.ok && r.scenario in expected && !expected[r.scenario].startsWith("flaky:"),
-  );
-  for (const r of stale)
-    console.log(`check: ${r.scenario} passes now: remove it from expected-failures.json`);
+  // An entry names a row (`scenario@era`) or the scenario in every era.
+  const reason = (r) => expected[r.row] ?? expected[r.scenario];
+  const unexpected = mine.filter((r) => !r.ok && reason(r) === undefined);
+  const stale = mine.filter((r) => r.ok && reason(r) !== undefined && !reason(r).startsWith("flaky:"));
+  for (const r of stale) console.log(`check: ${r.row} passes now: remove it from expected-failures.json`);
   for (const r of unexpected) {
-    console.log(`check: ${r.scenario} fails and is not an expected failure:`);
+    console.log(`check: ${r.row} fails and is not an expected failure:`);
     for (const failure of r.failures.length > 0 ? r.failures : [`suite exit code ${r.exitCode}`])
       console.log(`  ${failure}`);
   }

@@ -15,6 +15,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
+import { argumentsFor, promptArguments } from "./scenario-input.mjs";
 
 const url = process.argv[2];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -22,8 +23,6 @@ if (!url) {
   console.error("usage: sdk-client.mjs <server-url>");
   process.exit(2);
 }
-
-const ARGS = { add_numbers: { a: 5, b: 3 } };
 
 const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {};
 const REDIRECT = "http://localhost:3000/callback";
@@ -85,10 +84,12 @@ class HeadlessOAuthProvider {
   }
 }
 
+// Enterprise-managed authorization (SEP-990; cross-app-access-complete-flow before suite 0.2).
+const crossApp =
+  scenario === "auth/enterprise-managed-authorization" || scenario === "auth/cross-app-access-complete-flow";
+
 const oauth =
-  scenario.startsWith("auth/") &&
-  !scenario.startsWith("auth/client-credentials-") &&
-  scenario !== "auth/cross-app-access-complete-flow"
+  scenario.startsWith("auth/") && !scenario.startsWith("auth/client-credentials-") && !crossApp
     ? new HeadlessOAuthProvider(
         scenario === "auth/pre-registration"
           ? { client_id: context.client_id, client_secret: context.client_secret, redirect_uris: [REDIRECT] }
@@ -99,9 +100,18 @@ const oauth =
 function newClient() {
   const client = new Client(
     { name: "sdk-conformance-client", version: "1.0.0" },
-    { capabilities: { elicitation: { form: { applyDefaults: true } } } },
+    {
+      capabilities: { elicitation: { form: { applyDefaults: true } }, sampling: {} },
+      // Both protocol eras, as Switchyard: server/discover first (2026-07-28), else initialize.
+      versionNegotiation: { mode: "auto" },
+    },
   );
   client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: {} }));
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    role: "assistant",
+    content: { type: "text", text: "conformance" },
+    model: "conformance",
+  }));
   return client;
 }
 
@@ -122,7 +132,7 @@ async function authorized(transport, step) {
 
 function authProvider() {
   if (oauth) return oauth;
-  if (scenario === "auth/cross-app-access-complete-flow")
+  if (crossApp)
     return new CrossAppAccessProvider({
       clientId: context.client_id,
       clientSecret: context.client_secret,
@@ -166,15 +176,39 @@ try {
   });
   console.log(`scenario ${scenario}: connected ${client.getServerVersion()?.name ?? ""}`);
   const { tools } = await authorized(current, () => client.listTools());
-  for (const tool of tools) {
+  const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
+  const attempt = async (what, step) => {
     try {
-      const result = await authorized(current, () =>
-        client.callTool({ name: tool.name, arguments: ARGS[tool.name] ?? {} }),
-      );
-      console.log(`${tool.name}: isError=${result.isError === true} ${JSON.stringify(result.content)}`);
+      return await authorized(current, step);
     } catch (error) {
-      console.error(`${tool.name}: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`${what}: ${error instanceof Error ? error.message : String(error)}`);
       failed = true;
+      return undefined;
+    }
+  };
+  for (const tool of tools) {
+    for (const args of argumentsFor(tool.name, schemas, context)) {
+      const result = await attempt(tool.name, () => client.callTool({ name: tool.name, arguments: args }));
+      if (result)
+        console.log(`${tool.name}: isError=${result.isError === true} ${JSON.stringify(result.content)}`);
+    }
+  }
+  // What else the server offers, each used once, as the Switchyard client does.
+  const caps = client.getServerCapabilities() ?? {};
+  if (caps.resources) {
+    const listed = await attempt("resources/list", () => client.listResources());
+    for (const resource of listed?.resources ?? []) {
+      const read = await attempt(resource.uri, () => client.readResource({ uri: resource.uri }));
+      if (read) console.log(`${resource.uri}: ${read.contents.length} content(s)`);
+    }
+  }
+  if (caps.prompts) {
+    const listed = await attempt("prompts/list", () => client.listPrompts());
+    for (const prompt of listed?.prompts ?? []) {
+      const got = await attempt(prompt.name, () =>
+        client.getPrompt({ name: prompt.name, arguments: promptArguments(prompt.arguments) }),
+      );
+      if (got) console.log(`${prompt.name}: ${got.messages.length} message(s)`);
     }
   }
 } catch (error) {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { authorizeServer, isSwitchyardError, Switchyard } from "switchyard";
+import { argumentsFor, promptArguments } from "./scenario-input.mjs";
 
 // Tokens of a login go to a folder of this run's, never the user's config folder; removed on exit.
 const authHome = mkdtempSync(path.join(tmpdir(), "switchyard-conformance-auth-"));
@@ -17,9 +18,6 @@ if (!url) {
   console.error("usage: switchyard-client.mjs <server-url>");
   process.exit(2);
 }
-
-// Arguments for the tools the scenarios offer; any other tool is called with {}.
-const ARGS = { add_numbers: { a: 5, b: 3 } };
 
 // What the suite hands a client for a scenario (credentials registered with its authorization server),
 // put where a user would: the server's `oauth` section.
@@ -36,7 +34,11 @@ function oauthSection() {
       privateKey: context.private_key_pem,
       signingAlgorithm: context.signing_algorithm,
     };
-  if (scenario === "auth/cross-app-access-complete-flow")
+  // Enterprise-managed authorization (SEP-990; cross-app-access-complete-flow before suite 0.2).
+  if (
+    scenario === "auth/enterprise-managed-authorization" ||
+    scenario === "auth/cross-app-access-complete-flow"
+  )
     return {
       grant: "cross_app_access",
       clientId: context.client_id,
@@ -63,6 +65,12 @@ const yard = await Switchyard.connect(
   {
     // The form's defaults are applied by Switchyard to what the user leaves out (SEP-1034).
     onElicitation: async () => ({ action: "accept", content: {} }),
+    // Sampling declared and answered (request-metadata checks the declared capability).
+    onSamplingRequest: async () => ({
+      role: "assistant",
+      content: { type: "text", text: "conformance" },
+      model: "conformance",
+    }),
   },
 );
 
@@ -81,33 +89,54 @@ async function login() {
 }
 
 let failed = false;
+/** Runs `step`; a request refused for a narrow scope (step-up) is answered with a new login, once. */
+async function withLogin(what, step) {
+  try {
+    return await step().catch(async (error) => {
+      if (!isSwitchyardError(error, "AUTH_REQUIRED")) throw error;
+      console.log(`${what}: ${error.message}; logging in again`);
+      await login();
+      return await step();
+    });
+  } catch (error) {
+    if (!isSwitchyardError(error)) throw error;
+    console.error(`${what}: ${error.code} ${error.message}`);
+    failed = true;
+    return undefined;
+  }
+}
+
 try {
   let [server] = yard.servers();
   console.log(
     `scenario ${scenario}: ${server.status} ${server.transport ?? ""} ${server.protocolVersion ?? ""}`,
   );
-  if (server.status === "needs-auth") await login();
+  // A login, and another when the server refuses its token after all (it moved to another
+  // authorization server, say: auth/authorization-server-migration).
+  for (let logins = 0; logins < 2 && yard.servers()[0].status === "needs-auth"; logins++) await login();
   if (yard.servers()[0].status !== "ready") {
     [server] = yard.servers();
     console.error(`connect failed: ${server.errorCode ?? ""} ${server.error ?? ""}`);
     failed = true;
   } else {
+    // What the scenario's server offers, each used once: every tool (with the scenario's arguments),
+    // every resource read, every prompt got.
+    const schemas = new Map(yard.tools().map((tool) => [tool.tool, tool.inputSchema]));
     for (const tool of yard.tools()) {
-      const call = () => yard.callTool(tool.name, ARGS[tool.tool] ?? {});
-      try {
-        // A call refused for a narrow scope (step-up) is what a user answers with a new login.
-        const result = await call().catch(async (error) => {
-          if (!isSwitchyardError(error, "AUTH_REQUIRED")) throw error;
-          console.log(`${tool.tool}: ${error.message}; logging in again`);
-          await login();
-          return await call();
-        });
-        console.log(`${tool.tool}: isError=${result.isError} ${result.text}`);
-      } catch (error) {
-        if (!isSwitchyardError(error)) throw error;
-        console.error(`${tool.tool}: ${error.code} ${error.message}`);
-        failed = true;
+      for (const args of argumentsFor(tool.tool, schemas, context)) {
+        const result = await withLogin(tool.tool, () => yard.callTool(tool.name, args));
+        if (result) console.log(`${tool.tool}: isError=${result.isError} ${result.text}`);
       }
+    }
+    for (const resource of yard.resources()) {
+      const read = await withLogin(resource.uri, () => yard.readResource(resource.uri));
+      if (read) console.log(`${resource.uri}: ${read.contents?.length ?? 0} content(s)`);
+    }
+    for (const prompt of yard.prompts()) {
+      const got = await withLogin(prompt.prompt, () =>
+        yard.getPrompt(prompt.name, promptArguments(prompt.arguments)),
+      );
+      if (got) console.log(`${prompt.prompt}: ${got.messages?.length ?? 0} message(s)`);
     }
   }
 } finally {
