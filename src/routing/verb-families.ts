@@ -7,19 +7,21 @@ import type { Tokenize } from "./tokenizer.js";
 /**
  * General verb families of English and Chinese (from everyday usage, not from any data set). Words that
  * are as often nouns ("order", "book", "post", "record", "log") or something else ("add" two numbers) are
- * left out: they would tie a noun to an action. A word belongs to one family.
+ * left out: they would tie a noun to an action; so are single Chinese characters (查 is "check", "look
+ * up", "search" and "view" by turns: 查一下 … 订单 went to the one tool that says "search"). A word belongs
+ * to one family.
  */
 const FAMILIES: Readonly<Record<string, string>> = {
-  get: "get fetch retrieve obtain read load view show display 获取 读取 查看 获得 得到 调取 显示 读",
-  search: "search find locate seek lookup discover explore 搜索 查找 寻找 搜寻 检索 查询 查 找 发现 探索",
+  get: "get fetch retrieve obtain read load view show display 获取 读取 查看 获得 得到 调取 显示",
+  search: "search find locate seek lookup discover explore 搜索 查找 寻找 搜寻 检索 查询 发现 探索",
   list: "list enumerate browse 列出 列举 浏览 罗列",
   create: "create make generate build insert 创建 新建 生成 添加 建立 制作 新增 增加 构建",
   update: "update modify edit change alter patch adjust revise 更新 修改 编辑 更改 调整 变更 修订",
-  delete: "delete remove erase destroy purge 删除 移除 清除 删掉 去掉 删",
+  delete: "delete remove erase destroy purge 删除 移除 清除 删掉 去掉",
   cancel: "cancel abort revoke withdraw 取消 撤销 撤回",
   send: "send notify dispatch deliver 发送 通知 推送 寄送 传送",
   publish: "publish announce 发布 公布",
-  save: "save store persist write 保存 存储 写入 储存 存",
+  save: "save store persist write 保存 存储 写入 储存",
   commit: "commit submit 提交",
   move: "move rename relocate 移动 重命名 迁移",
   copy: "copy duplicate clone 复制 拷贝 克隆",

@@ -94,6 +94,8 @@ describe("the reaper: no server outlives its host", () => {
   it("the reaper lives while servers do: it comes with the first and leaves with the last", async () => {
     expect(reapersOf(process.pid)).toEqual([]);
     const yard = await Switchyard.connect({ mcpServers: { a: raw(), b: raw() } });
+    // /proc can lag a moment on a loaded machine (the reaper's command line not yet rewritten).
+    await waitFor(() => reapersOf(process.pid).length > 0, 2_000, "the reaper");
     const reapers = reapersOf(process.pid);
     expect(reapers).toHaveLength(1);
     await yard.close();
