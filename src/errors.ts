@@ -36,6 +36,9 @@
  * - `TOOL_QUARANTINED`: the tool is quarantined for what a scan found in its definition (poisoned text,
  *   a look-alike name, a change since it was pinned); nothing was sent. `switchyard trust <server>`
  *   accepts it as it is now.
+ * - `SKILL_REFUSED`: a skill a server serves (the Skills extension) failed a check — its entry (no
+ *   digests, over the limits, a bad name), a file's size or digest, its `SKILL.md` frontmatter against
+ *   the entry's, or a file its entry does not list; the message names the server, the skill and what.
  */
 export type ErrorCode =
   | "CONFIG_INVALID"
@@ -63,6 +66,7 @@ export type ErrorCode =
   | "RESOURCE_AMBIGUOUS"
   | "PROMPT_NOT_FOUND"
   | "TOOL_QUARANTINED"
+  | "SKILL_REFUSED"
   /** The store (run records, sessions, audit log) cannot be opened, read or written. */
   | "STORE_ERROR"
   /**

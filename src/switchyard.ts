@@ -47,6 +47,7 @@ import {
   type ToolsOptions,
   withRedaction,
 } from "./switchyard-options.js";
+import { FacadeSkills, type LoadedSkill, type SkillListing, type SkillOptions } from "./switchyard-skills.js";
 import { instructionsFor, type ServerInstructions, storedPins, trustTools } from "./switchyard-trust.js";
 import type { Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
@@ -85,6 +86,7 @@ export class Switchyard implements AsyncDisposable {
   readonly #observers = new Observers();
   readonly #pipeline: RequestPipeline;
   readonly #listeners: ResourceListeners;
+  readonly #skills: FacadeSkills;
   #recorder: StoreRecorder | undefined;
   readonly #audit: AuditWriter | undefined;
   #closed = false;
@@ -148,6 +150,10 @@ export class Switchyard implements AsyncDisposable {
     });
     for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
     this.#listeners = new ResourceListeners((input) => this.request(input));
+    this.#skills = new FacadeSkills(
+      (input) => this.#pipeline.run(input),
+      () => this.servers(),
+    );
   }
 
   /**
@@ -467,6 +473,36 @@ export class Switchyard implements AsyncDisposable {
     if (typeof onUpdated !== "function")
       throw new SwitchyardError("INVALID_INPUT", "subscribeResource needs a listener function");
     return this.#listeners.subscribe(uri, onUpdated, optionsObject(options, "resource options"));
+  }
+
+  /**
+   * The skills servers serve (the Skills extension, SEP-2640): every page of `skills/list` of each ready
+   * server that declared it (or of `options.server`), each entry checked — a complete file list with
+   * digests and sizes within 512 files and 16 MiB, a name its URI ends with — and held for loading.
+   * Nothing of a skill is read here. An entry that fails its checks, or a server whose listing failed,
+   * is in `refused`.
+   */
+  skills(options: SkillOptions = {}): Promise<SkillListing> {
+    return this.#skills.list(optionsObject(options, "skill options"));
+  }
+
+  /**
+   * Load a skill: its `SKILL.md` read from its server and verified against the entry held for it (its
+   * `skills/get` when none is held): size, SHA-256 digest, and its YAML frontmatter field by field.
+   * @throws SwitchyardError `SKILL_REFUSED` naming the server, the skill and what is wrong; else what
+   *   any request may fail with.
+   */
+  loadSkill(server: string, uri: string, options: RequestOptions = {}): Promise<LoadedSkill> {
+    return this.#skills.load(server, uri, optionsObject(options, "skill options"));
+  }
+
+  /**
+   * Read one file of a skill (`references/FORMS.md`, relative to its `SKILL.md`, or its URI): only a
+   * file the held entry lists is read, and it is verified against it.
+   * @throws SwitchyardError `SKILL_REFUSED` for a file the entry does not list or one that does not match.
+   */
+  readSkillFile(server: string, uri: string, file: string, options: RequestOptions = {}): Promise<string> {
+    return this.#skills.readFile(server, uri, file, optionsObject(options, "skill options"));
   }
 
   /** A request's result, or its error thrown: what the request methods give their callers. */

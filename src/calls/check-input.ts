@@ -15,6 +15,8 @@ export function labelOf(input: RequestInput): string {
       return String(input.name ?? "");
     case "complete":
       return input.ref?.type === "ref/prompt" ? String(input.ref.name ?? "") : String(input.ref?.uri ?? "");
+    case "skills":
+      return "skills/list";
     default:
       return String(input.uri ?? "");
   }
@@ -77,10 +79,20 @@ function checkTarget(input: RequestInput): void {
           `server must be a server's name (got ${describe(input.server)})`,
         );
       return;
+    case "skills":
+    case "skill":
+      if (typeof input.server !== "string" || input.server === "")
+        throw new SwitchyardError(
+          "INVALID_INPUT",
+          `${input.kind === "skills" ? "skills/list" : "skills/get"} needs the server's name (got ${describe(input.server)})`,
+        );
+      if (input.kind === "skill" && (typeof input.uri !== "string" || input.uri === ""))
+        throw new SwitchyardError("INVALID_INPUT", "skills/get needs the URI of a skill's SKILL.md");
+      return;
     default:
       throw new SwitchyardError(
         "INVALID_INPUT",
-        `a request's kind must be tool, resource, subscribe, unsubscribe, prompt or complete (got ${describe((input as { kind?: unknown })?.kind)})`,
+        `a request's kind must be tool, resource, subscribe, unsubscribe, prompt, complete, skills or skill (got ${describe((input as { kind?: unknown })?.kind)})`,
       );
   }
 }

@@ -305,6 +305,14 @@ export class RequestPipeline {
         return server.send({ ...guarded, request: { method: "resources/subscribe", uri: resolved.tool } });
       case "unsubscribe":
         return server.send({ ...guarded, request: { method: "resources/unsubscribe", uri: resolved.tool } });
+      case "skills": {
+        const request = { method: "skills/list" as const, cursor: input.cursor };
+        return { server: resolved.server, ...(await server.send({ ...guarded, request })) };
+      }
+      case "skill": {
+        const request = { method: "skills/get" as const, uri: resolved.tool };
+        return { server: resolved.server, ...(await server.send({ ...guarded, request })) };
+      }
     }
   }
 
@@ -421,6 +429,8 @@ function argumentsOf(input: RequestInput): unknown {
       return { ref: input.ref, argument: input.argument };
     case "tool":
       return input.argumentsText ?? input.arguments;
+    case "skills":
+      return input.cursor !== undefined ? { cursor: input.cursor } : {};
     default:
       return { uri: input.uri };
   }

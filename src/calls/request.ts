@@ -3,7 +3,13 @@ import type { Deadline } from "../abort.js";
 import type { CatalogEntry } from "../catalog/catalog.js";
 import type { CallPriority } from "../config/vocabulary.js";
 import type { SwitchyardError } from "../errors.js";
-import type { CallProgress, CompletionReference, RequestMethod } from "../fleet/requests.js";
+import type {
+  CallProgress,
+  CompletionReference,
+  RequestMethod,
+  SkillGetAnswer,
+  SkillsListAnswer,
+} from "../fleet/requests.js";
 import type { Identity } from "../telemetry/audit.js";
 import type { CallRecord, RecordedError, SwitchyardEvent } from "../telemetry/events.js";
 import type { ToolResult } from "./normalize.js";
@@ -14,9 +20,18 @@ export type { CallProgress, CompletionReference, RequestMethod } from "../fleet/
 
 /**
  * What a server can be asked, by Switchyard's name for it: a tool call, a resource read, a resource
- * subscription (and its end), a prompt, a completion of an argument.
+ * subscription (and its end), a prompt, a completion of an argument, the skills it serves (`skills`:
+ * one page of `skills/list`) and one skill's entry (`skill`: `skills/get`), under the Skills extension.
  */
-export type RequestKind = "tool" | "resource" | "subscribe" | "unsubscribe" | "prompt" | "complete";
+export type RequestKind =
+  | "tool"
+  | "resource"
+  | "subscribe"
+  | "unsubscribe"
+  | "prompt"
+  | "complete"
+  | "skills"
+  | "skill";
 
 /** The MCP method each kind of request sends. */
 export const REQUEST_METHODS: Readonly<Record<RequestKind, RequestMethod>> = Object.freeze({
@@ -26,6 +41,8 @@ export const REQUEST_METHODS: Readonly<Record<RequestKind, RequestMethod>> = Obj
   unsubscribe: "resources/unsubscribe",
   prompt: "prompts/get",
   complete: "completion/complete",
+  skills: "skills/list",
+  skill: "skills/get",
 });
 
 /** Options every request takes. */
@@ -106,7 +123,19 @@ export type RequestInput =
       context?: { arguments?: Record<string, string> };
       /** The server to ask about a URI ref, when several offer it. */
       server?: string;
-    } & RequestOptions);
+    } & RequestOptions)
+  | ({ kind: "skills"; server: string; cursor?: string } & RequestOptions)
+  | ({ kind: "skill"; server: string; uri: string } & RequestOptions);
+
+/** One page of a server's `skills/list`, its entries as they came (catalog/skills.ts checks them). */
+export interface SkillsPage extends SkillsListAnswer {
+  server: string;
+}
+
+/** A server's `skills/get` answer, its entry as it came. */
+export interface SkillAnswer extends SkillGetAnswer {
+  server: string;
+}
 
 /** What `readResource` resolves with: the server's contents (text, or base64 `blob`), and which server. */
 export interface ResourceContents {
@@ -142,6 +171,8 @@ export interface RequestResults {
   unsubscribe: undefined;
   prompt: PromptResult;
   complete: CompletionResult;
+  skills: SkillsPage;
+  skill: SkillAnswer;
 }
 
 /** Any request's result. */

@@ -58,6 +58,8 @@ export function resolveRequest(input: RequestInput, parts: ResolveParts): Resolv
       }
       return resolveTemplate(input.ref.uri, input.server, parts);
     }
+    case "skills":
+      return resolveResource("skills/list", input.server, parts);
     default:
       return resolveResource(input.uri, input.server, parts);
   }

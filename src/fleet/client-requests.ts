@@ -14,6 +14,7 @@ import {
   DEFAULT_UNINVITED_ROOTS_PER_MINUTE,
 } from "../config/defaults.js";
 import type { RequestOrigin } from "./request-origin.js";
+import { SKILLS_EXTENSION } from "./requests.js";
 
 const MINUTE_MS = 60_000;
 
@@ -62,10 +63,13 @@ export interface ClientRequests {
   log?: (message: ServerLogMessage) => void;
 }
 
-/** The client capabilities that `requests` can serve; `{}` when none. */
+/** The client capabilities that `requests` can serve, and the extensions Switchyard hosts. */
 export function clientCapabilities(requests: ClientRequests | undefined): ClientCapabilities {
-  if (!requests) return {};
+  // Switchyard is a host of the Skills extension (SEP-2640): servers may serve it skills.
+  const extensions = { extensions: { [SKILLS_EXTENSION]: {} } };
+  if (!requests) return extensions;
   return {
+    ...extensions,
     ...(requests.elicit
       ? { elicitation: { form: { applyDefaults: true }, ...(requests.elicitUrl ? { url: {} } : {}) } }
       : {}),

@@ -7,6 +7,7 @@ import type {
   RequestOptions,
   Tool,
 } from "@modelcontextprotocol/client";
+import * as z from "zod";
 import { SwitchyardError } from "../errors.js";
 import { traceContextMeta } from "../telemetry/tracer.js";
 import type { ServerSession } from "./session.js";
@@ -49,7 +50,26 @@ export type ServerRequest =
       ref: CompletionReference;
       argument: { name: string; value: string };
       context?: { arguments?: Record<string, string> };
-    };
+    }
+  | { method: "skills/list"; cursor?: string | undefined }
+  | { method: "skills/get"; uri: string };
+
+/** The Skills extension (SEP-2640) as a server declares it in `capabilities.extensions`. */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+
+/** A `skills/list` answer as it came: its entries are checked one by one above the fleet (catalog/skills.ts). */
+export interface SkillsListAnswer {
+  skills: unknown[];
+  nextCursor?: string | undefined;
+}
+
+/** A `skills/get` answer as it came. */
+export interface SkillGetAnswer {
+  skill: unknown;
+}
+
+const SKILLS_LIST_RESULT = z.looseObject({ skills: z.array(z.unknown()), nextCursor: z.string().optional() });
+const SKILL_GET_RESULT = z.looseObject({ skill: z.unknown() });
 
 /** The MCP methods a request can be. */
 export type RequestMethod = ServerRequest["method"];
@@ -62,6 +82,8 @@ export interface ServerAnswers {
   "resources/unsubscribe": undefined;
   "prompts/get": GetPromptResult;
   "completion/complete": CompleteResult["completion"];
+  "skills/list": SkillsListAnswer;
+  "skills/get": SkillGetAnswer;
 }
 
 /** How long one attempt may take, and what may end it sooner. */
@@ -91,6 +113,8 @@ export function describeRequest(request: ServerRequest): string {
       return `prompts/get ${request.prompt}`;
     case "completion/complete":
       return `completion/complete ${request.ref.type === "ref/prompt" ? request.ref.name : request.ref.uri}`;
+    case "skills/list":
+      return "skills/list";
     default:
       return `${request.method} ${request.uri}`;
   }
@@ -145,11 +169,21 @@ export function sendRequest(
       return on.subscriptions.subscribe(client, request.uri, sdk).then(() => undefined);
     case "resources/unsubscribe":
       return on.subscriptions.unsubscribe(client, request.uri, sdk).then(() => undefined);
+    case "skills/list":
+      return client.request(
+        { method: "skills/list", params: request.cursor !== undefined ? { cursor: request.cursor } : {} },
+        SKILLS_LIST_RESULT,
+        sdk,
+      );
+    case "skills/get":
+      return client.request({ method: "skills/get", params: { uri: request.uri } }, SKILL_GET_RESULT, sdk);
   }
 }
 
 /** The capability each kind of request needs the server to have declared. */
-const NEEDS: Partial<Record<RequestMethod, "resources" | "prompts" | "completions">> = {
+const NEEDS: Partial<Record<RequestMethod, "resources" | "prompts" | "completions" | "skills">> = {
+  "skills/list": "skills",
+  "skills/get": "skills",
   "resources/read": "resources",
   "resources/subscribe": "resources",
   "prompts/get": "prompts",
@@ -162,7 +196,16 @@ const NEEDS: Partial<Record<RequestMethod, "resources" | "prompts" | "completion
  */
 function missingCapability(request: ServerRequest, on: RequestSession): SwitchyardError | undefined {
   const needed = NEEDS[request.method];
-  if (!needed || on.client.getServerCapabilities()?.[needed] !== undefined) return undefined;
+  const declared = on.client.getServerCapabilities();
+  if (needed === "skills") {
+    if (declared?.extensions?.[SKILLS_EXTENSION] !== undefined) return undefined;
+    return new SwitchyardError(
+      "CAPABILITY_MISSING",
+      `server ${on.server} does not offer skills (its capabilities.extensions lack "${SKILLS_EXTENSION}"), which ${describeRequest(request)} needs`,
+      { server: on.server, capability: SKILLS_EXTENSION, delivery: "not_sent", serverFault: false },
+    );
+  }
+  if (!needed || declared?.[needed] !== undefined) return undefined;
   return new SwitchyardError(
     "CAPABILITY_MISSING",
     `server ${on.server} does not offer ${needed} (its capabilities lack "${needed}"), which ${describeRequest(request)} needs`,

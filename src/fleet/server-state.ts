@@ -38,6 +38,8 @@ export interface ServerState {
   resources: number;
   /** Prompts the server lists (none when it does not offer prompts). */
   prompts: number;
+  /** The server serves skills (it declared the Skills extension, `io.modelcontextprotocol/skills`). */
+  skills?: true;
   /** Tool calls running as tasks on the server (the tasks extension): created, not yet over. */
   tasks: number;
   /** Spawn or first request → handshake done and tools listed. */

@@ -10,3 +10,15 @@ export const DEFAULT_MAX_SUGGESTIONS = 3;
  * change without either, so the cache is listed again after this.
  */
 export const DEFAULT_CATALOG_CACHE_MAX_AGE_MS = 86_400_000;
+
+/**
+ * The most files one skill may list (the Skills extension, SEP-2640: hosts must take up to 512, and
+ * Switchyard takes no more): a skill whose entry lists more is refused before anything is read.
+ */
+export const DEFAULT_SKILL_MAX_FILES = 512;
+
+/**
+ * The most bytes one skill's files may add up to (SEP-2640: 16 MiB), counted over its entry's sizes:
+ * a bigger skill is refused before anything is read.
+ */
+export const DEFAULT_SKILL_MAX_BYTES = 16_777_216;
