@@ -92,6 +92,10 @@ export class FacadeSkills {
     };
   }
 
+  entry(server: string, uri: string, options: RequestOptions): Promise<SkillEntry> {
+    return this.#shelf.entry(server, uri, options, true);
+  }
+
   load(server: string, uri: string, options: RequestOptions): Promise<LoadedSkill> {
     return this.#shelf.load(server, uri, options);
   }

@@ -47,7 +47,13 @@ import {
   type ToolsOptions,
   withRedaction,
 } from "./switchyard-options.js";
-import { FacadeSkills, type LoadedSkill, type SkillListing, type SkillOptions } from "./switchyard-skills.js";
+import {
+  FacadeSkills,
+  type LoadedSkill,
+  type SkillEntry,
+  type SkillListing,
+  type SkillOptions,
+} from "./switchyard-skills.js";
 import { instructionsFor, type ServerInstructions, storedPins, trustTools } from "./switchyard-trust.js";
 import type { Identity } from "./telemetry/audit.js";
 import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
@@ -487,6 +493,15 @@ export class Switchyard implements AsyncDisposable {
   }
 
   /**
+   * One skill's entry, checked, from its `skills/get` now (a skill a listing left out is still served);
+   * it becomes the entry the skill is loaded under. Nothing of it is read.
+   * @throws SwitchyardError `SKILL_REFUSED`, or what any request may fail with.
+   */
+  skill(server: string, uri: string, options: RequestOptions = {}): Promise<SkillEntry> {
+    return this.#skills.entry(server, uri, optionsObject(options, "skill options"));
+  }
+
+  /**
    * Load a skill: its `SKILL.md` read from its server and verified against the entry held for it (its
    * `skills/get` when none is held): size, SHA-256 digest, and its YAML frontmatter field by field.
    * @throws SwitchyardError `SKILL_REFUSED` naming the server, the skill and what is wrong; else what
@@ -552,3 +567,4 @@ export type {
   ToolInfo,
   ToolsOptions,
 } from "./switchyard-options.js";
+export type { LoadedSkill, SkillEntry, SkillFile, SkillListing, SkillOptions } from "./switchyard-skills.js";

@@ -238,9 +238,12 @@ export class SkillShelf<O> {
     return { skills, refused };
   }
 
-  /** The held entry of a skill, else its `skills/get` (a skill a listing left out is still served). */
-  async entry(server: string, uri: string, options: O): Promise<SkillEntry> {
-    const held = this.#held.get(`${server}\n${uri}`);
+  /**
+   * The held entry of a skill, else (or, `fresh`, always) its `skills/get`: a skill a listing left out is
+   * still served, and an entry asked for afresh is asked with the caller's options (its identity).
+   */
+  async entry(server: string, uri: string, options: O, fresh = false): Promise<SkillEntry> {
+    const held = fresh ? undefined : this.#held.get(`${server}\n${uri}`);
     if (held) return held;
     const { skill } = await this.#requests.get(server, uri, options);
     const entry = checkSkillEntry(server, skill);

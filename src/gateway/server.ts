@@ -19,6 +19,7 @@ import { timedHandlers } from "./operation-timing.js";
 import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
+import { SKILLS_EXTENSION, serveSkills } from "./skills.js";
 import { ClientSubscriptions } from "./subscriptions.js";
 import { TaskBridge } from "./task-bridge.js";
 import {
@@ -57,6 +58,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       prompts: { listChanged: true },
       completions: {},
       logging: {},
+      extensions: { [SKILLS_EXTENSION]: {} },
     },
   });
   const identityOf = (ctx: ServerContext): Identity =>
@@ -85,6 +87,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
     return callRound({ yard, relay, server, ctx, identity, name, args, request });
   });
 
+  serveSkills(server, yard, identityOf);
   on("resources/list", (_request, ctx) => ({
     resources: servedResources(yard.resources({ identity: identityOf(ctx) })).map(
       ({ server: from, ...resource }) => ({
