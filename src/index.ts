@@ -19,6 +19,7 @@ export type { LocalTool, LocalToolState } from "./agent/local-tools.js";
 export { type FallbackNudgeOptions, fallbackNudge, type Nudge, type NudgeContext } from "./agent/nudge.js";
 export { type RoutableHost, type RoutingSection, routerFor, routeTools } from "./agent/route-tools.js";
 export type { CallOutcomeReport, ShapingReport, ToolHost } from "./agent/run-call.js";
+export { type OfferedSkill, type SkillHost, skillTools } from "./agent/skills.js";
 export { ToolSearch, type ToolSearchOptions } from "./agent/tool-search.js";
 // Who may do what: identity, policy, approvals, audit.
 export type { ApprovalAnswer, ApprovalHandler, ApprovalRequest } from "./calls/approval.js";
@@ -124,6 +125,7 @@ export {
   type ForwardedSamplingRequest,
   type ListChange,
   type ListOptions,
+  type LoadedSkill,
   type PromptEntry,
   type ResourceEntry,
   type ResourceOptions,
@@ -133,6 +135,8 @@ export {
   type ServerInfo,
   type ServerLogMessage,
   type ServerState,
+  type SkillEntry,
+  type SkillListing,
   Switchyard,
   type SwitchyardOptions,
   type ToolInfo,

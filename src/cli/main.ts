@@ -23,6 +23,7 @@ import { runShowCommand, runsCommand, sessionsCommand } from "./commands/runs.js
 import { type ScanFlags, scanCommand, type TrustFlags, trustCommand } from "./commands/scan.js";
 import { type ServeFlags, serveCommand } from "./commands/serve.js";
 import { type ServersFlags, serversCommand } from "./commands/servers.js";
+import { type SkillsFlags, skillsCommand } from "./commands/skills.js";
 import { type ToolsFlags, toolsCommand } from "./commands/tools.js";
 import { type UiFlags, uiCommand } from "./commands/ui.js";
 import { CommandContext, type GlobalOptions } from "./context.js";
@@ -155,6 +156,13 @@ function program(): Command {
     .description("read one resource: its text on stdout (--json: the contents, blobs in base64)")
     .option("--server <name>", "the server to read it from (needed when several list the URI)", collect)
     .action(run((ctx, uri: string, flags: ResourceFlags) => readCommand(ctx, uri, flags)));
+  cli
+    .command("skills")
+    .description(
+      "list the skills the servers serve (the Skills extension), each checked; exit 1 if one is refused",
+    )
+    .option("--server <name>", "only this server's skills (repeat, or a,b, for more)", collect)
+    .action(run((ctx, flags: SkillsFlags) => skillsCommand(ctx, flags)));
   cli
     .command("prompts")
     .description("list every prompt of the fleet, with its server and arguments")

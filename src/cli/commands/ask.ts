@@ -4,10 +4,12 @@ import {
   type AgentEvent,
   type AgentResult,
   createAgent,
+  type LocalTool,
   type ModelProvider,
   resolveModel,
   type Switchyard,
   type SwitchyardConfig,
+  skillTools,
 } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
@@ -57,8 +59,10 @@ export async function openAgent(
     ...(flags.stream ? { stream: true } : {}),
   });
   const yard = await ctx.connect();
+  const localTools = await skillsOffered(ctx, yard);
   const agent = createAgent(yard, config, {
     model,
+    ...(localTools.length ? { localTools } : {}),
     ...(maxSteps !== undefined ? { maxSteps } : {}),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     onRoutingError: (error, strategy) =>
@@ -69,6 +73,23 @@ export async function openAgent(
     },
   });
   return { agent, yard, model, config };
+}
+
+/**
+ * The skills the ready servers serve, as the agent's `load_skill` and `read_skill_file` (none when no
+ * server serves skills); each skill refused is a warning on stderr.
+ */
+async function skillsOffered(ctx: CommandContext, yard: Switchyard): Promise<LocalTool[]> {
+  if (!yard.servers().some((info) => info.skills)) return [];
+  return skillTools({
+    skills: async () => {
+      const listing = await yard.skills();
+      for (const refused of listing.refused) ctx.out.note(`warning: ${refused.message}`);
+      return listing;
+    },
+    loadSkill: (server, uri) => yard.loadSkill(server, uri),
+    readSkillFile: (server, uri, file) => yard.readSkillFile(server, uri, file),
+  });
 }
 
 /** `--system <text>`, or `--system @file` for a prompt kept in a file. */
