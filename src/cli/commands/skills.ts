@@ -18,7 +18,8 @@ export async function skillsCommand(ctx: CommandContext, flags: SkillsFlags = {}
   const config = ctx.loadConfig();
   const only = checkServerNames(config, flags.server, ctx.configFile());
   const yard = await ctx.connect(only ? { only } : {});
-  const { skills, refused } = await yard.skills();
+  // One server named: say so when it serves no skills, rather than list none.
+  const { skills, refused } = await yard.skills(only?.length === 1 ? { server: only[0]! } : {});
   for (const error of refused) ctx.out.note(`refused: ${error.message}`);
   if (ctx.out.json) {
     ctx.out.data({
