@@ -289,18 +289,24 @@ describe("the capabilities declared", () => {
     return (initialize!.message as { params: { capabilities: unknown } }).params.capabilities;
   }
 
-  it("are only what has an answer: roots when the config sets them, elicitation and sampling with their handlers", async () => {
+  it("are only what has an answer: roots when the config sets them, elicitation and sampling with their handlers; and the Skills extension, always", async () => {
+    // Switchyard is a host of the Skills extension (SEP-2640): every server may serve it skills.
+    const skills = { extensions: { "io.modelcontextprotocol/skills": {} } };
     const onElicitation = async () => ({ action: "decline" as const });
-    expect(await declared({})).toEqual({});
-    expect(await declared({}, { roots: [] })).toEqual({ roots: {} });
-    expect(await declared({}, { roots: ["./data"] })).toEqual({ roots: {} });
-    expect(await declared({ onElicitation })).toEqual({ elicitation: { form: { applyDefaults: true } } });
+    expect(await declared({})).toEqual(skills);
+    expect(await declared({}, { roots: [] })).toEqual({ ...skills, roots: {} });
+    expect(await declared({}, { roots: ["./data"] })).toEqual({ ...skills, roots: {} });
+    expect(await declared({ onElicitation })).toEqual({
+      ...skills,
+      elicitation: { form: { applyDefaults: true } },
+    });
     expect(await declared({ onElicitation, elicitationUrl: true })).toEqual({
+      ...skills,
       elicitation: { form: { applyDefaults: true }, url: {} },
     });
     // Sampling needs both the approval hook and a model.
     const model = { baseURL: "http://127.0.0.1:9/v1", name: "m" };
-    expect(await declared({}, { model })).toEqual({});
-    expect(await declared({ onSampling: () => true }, { model })).toEqual({ sampling: {} });
+    expect(await declared({}, { model })).toEqual(skills);
+    expect(await declared({ onSampling: () => true }, { model })).toEqual({ ...skills, sampling: {} });
   });
 });
