@@ -1,5 +1,5 @@
 import { SwitchyardError } from "../errors.js";
-import type { LocalTool } from "./local-tools.js";
+import type { LocalTool, LocalToolState } from "./local-tools.js";
 
 /** The tool that loads a skill's SKILL.md into the conversation. */
 export const LOAD_SKILL_TOOL = "load_skill";
@@ -48,6 +48,8 @@ export async function skillTools(host: SkillHost): Promise<LocalTool[]> {
       );
     return skill;
   };
+  // The skills each run loaded: a file is read only while the run acts on its skill (after load_skill).
+  const loaded = new WeakMap<LocalToolState, Set<string>>();
   const catalog = skills
     .map((skill) => `- ${skill.id} (server ${skill.server}): ${skill.description.replace(/\s+/g, " ")}`)
     .join("\n");
@@ -63,9 +65,11 @@ export async function skillTools(host: SkillHost): Promise<LocalTool[]> {
       },
     },
     offered: () => true,
-    async run(args) {
+    async run(args, state) {
       const skill = find((args as { skill?: unknown }).skill);
       const { text } = await host.loadSkill(skill.server, skill.uri);
+      if (!loaded.has(state)) loaded.set(state, new Set());
+      loaded.get(state)!.add(skill.id);
       const root = skill.uri.slice(0, skill.uri.length - "SKILL.md".length);
       const others = skill.files
         .filter((file) => file.uri !== skill.uri)
@@ -91,9 +95,14 @@ export async function skillTools(host: SkillHost): Promise<LocalTool[]> {
       },
     },
     offered: () => skills.some((skill) => skill.files.length > 1),
-    async run(args) {
+    async run(args, state) {
       const { skill: id, path } = args as { skill?: unknown; path?: unknown };
       const skill = find(id);
+      if (!loaded.get(state)?.has(skill.id))
+        throw new SwitchyardError(
+          "REFUSED",
+          `skill ${skill.id} is not loaded in this run; call ${LOAD_SKILL_TOOL} with it first, then read its files`,
+        );
       const text = await host.readSkillFile(skill.server, skill.uri, String(path));
       return `${skillHeader(skill)}\n[file ${String(path)}]\n${text}`;
     },

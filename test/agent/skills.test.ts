@@ -56,6 +56,27 @@ describe("skills offered to the agent", () => {
     expect(toolMessages(server.requests[2]!)[1]).toContain("Field names are in snake_case.");
   });
 
+  it("reads a skill's file only once the run has loaded the skill", async () => {
+    const { server, agent } = await setup([
+      {
+        toolCalls: [
+          {
+            id: "c1",
+            name: "read_skill_file",
+            arguments: { skill: "docs/pdf-processing", path: "references/FORMS.md" },
+          },
+        ],
+      },
+      { content: "ok" },
+    ]);
+    await agent.run("Read the forms reference.");
+    const [refused] = toolMessages(server.requests[1]!);
+    expect(refused).toContain(
+      "skill docs/pdf-processing is not loaded in this run; call load_skill with it first",
+    );
+    expect(refused).not.toContain("snake_case");
+  });
+
   it("gives the model the refusal of a tampered skill, never its text", async () => {
     const { server, agent } = await setup([
       { toolCalls: [{ id: "c1", name: "load_skill", arguments: { skill: "docs/tampered" } }] },
