@@ -6,7 +6,7 @@ import type {
   RequestResults,
 } from "./calls/request.js";
 import type { ServerInfo } from "./calls/server.js";
-import { type LoadedSkill, type SkillEntry, SkillShelf } from "./catalog/skills.js";
+import { bytesOf, type LoadedSkill, type SkillEntry, SkillShelf, verifySkillFile } from "./catalog/skills.js";
 import { isSwitchyardError, SwitchyardError } from "./errors.js";
 
 export type { LoadedSkill, SkillEntry, SkillFile } from "./catalog/skills.js";
@@ -94,6 +94,20 @@ export class FacadeSkills {
 
   entry(server: string, uri: string, options: RequestOptions): Promise<SkillEntry> {
     return this.#shelf.entry(server, uri, options, true);
+  }
+
+  /**
+   * Check what a plain read of a file of a held skill gave (the gateway's reads): its size and digest
+   * against the entry. A URI no held entry lists is not checked.
+   * @throws SwitchyardError `SKILL_REFUSED`.
+   */
+  checkRead(
+    server: string,
+    uri: string,
+    contents: Array<{ uri: string; text?: string; blob?: string }>,
+  ): void {
+    const held = this.#shelf.holding(server, uri);
+    if (held) verifySkillFile(held.entry, held.file, bytesOf(contents, uri));
   }
 
   load(server: string, uri: string, options: RequestOptions): Promise<LoadedSkill> {

@@ -502,6 +502,16 @@ export class Switchyard implements AsyncDisposable {
   }
 
   /**
+   * Check the contents a plain read of a skill's file gave against the entry held for its skill (size,
+   * SHA-256): what the gateway does with reads of the skills it offers. A URI no held entry lists
+   * passes unchecked.
+   * @throws SwitchyardError `SKILL_REFUSED`.
+   */
+  checkSkillRead(server: string, uri: string, contents: ResourceContents["contents"]): void {
+    this.#skills.checkRead(server, uri, contents as Array<{ uri: string; text?: string; blob?: string }>);
+  }
+
+  /**
    * Load a skill: its `SKILL.md` read from its server and verified against the entry held for it (its
    * `skills/get` when none is held): size, SHA-256 digest, and its YAML frontmatter field by field.
    * @throws SwitchyardError `SKILL_REFUSED` naming the server, the skill and what is wrong; else what

@@ -143,7 +143,7 @@ export function checkSkillEntry(server: string, raw: unknown): SkillEntry {
 }
 
 /** The raw bytes of one read's contents (text as UTF-8, a blob decoded). */
-function bytesOf(
+export function bytesOf(
   contents: Array<{ uri: string; text?: string; blob?: string }>,
   uri: string,
 ): Buffer | undefined {
@@ -275,6 +275,16 @@ export class SkillShelf<O> {
     const root = uri.slice(0, uri.length - "SKILL.md".length);
     const target = file.includes("://") ? file : new URL(file, root).href;
     return this.#readListed(entry, target, options);
+  }
+
+  /** The held entry that lists a file of that server, and the file, if any does. */
+  holding(server: string, fileUri: string): { entry: SkillEntry; file: SkillFile } | undefined {
+    for (const entry of this.#held.values()) {
+      if (entry.server !== server) continue;
+      const file = entry.files.find((listed) => listed.uri === fileUri);
+      if (file) return { entry, file };
+    }
+    return undefined;
   }
 
   /** Forget what is held, so the next load asks the server again (after a refusal for staleness). */

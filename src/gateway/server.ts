@@ -19,7 +19,7 @@ import { timedHandlers } from "./operation-timing.js";
 import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
-import { SKILLS_EXTENSION, serveSkills } from "./skills.js";
+import { checkSkillRead, SKILLS_EXTENSION, serveSkills } from "./skills.js";
 import { ClientSubscriptions } from "./subscriptions.js";
 import { TaskBridge } from "./task-bridge.js";
 import {
@@ -118,6 +118,7 @@ export function buildGatewayServer(parts: GatewayParts): Server {
             uri: servedUiUri(ui.server, content.uri),
           })),
         };
+      checkSkillRead(yard, uri, read);
       return { contents: asAsked(uri, read.contents) };
     } catch (error) {
       throw protocolError(error, yard.redactor.text);

@@ -1,5 +1,6 @@
 import type { Server, ServerContext } from "@modelcontextprotocol/server";
 import * as z from "zod";
+import type { ResourceContents } from "../calls/request.js";
 import { qualifiedUri, unqualifiedUri } from "../catalog/resources.js";
 import { SwitchyardError } from "../errors.js";
 import type { SkillEntry, Switchyard } from "../switchyard.js";
@@ -21,6 +22,16 @@ function offered(entry: SkillEntry) {
     resources: entry.files.map((file) => ({ ...file, uri: qualifiedUri(entry.server, file.uri) })),
     _meta: { "switchyard/server": entry.server },
   };
+}
+
+/**
+ * A read of a file of a skill the gateway offered (`switchyard://<server>/<uri>`) is checked against
+ * the entry it was offered with: content that does not match its digest or size never reaches the host.
+ * @throws SwitchyardError `SKILL_REFUSED`.
+ */
+export function checkSkillRead(yard: Switchyard, asked: string, read: ResourceContents): void {
+  const named = unqualifiedUri(asked);
+  if (named && named.server === read.server) yard.checkSkillRead(read.server, named.uri, read.contents);
 }
 
 /** Listings depend on who asks (the policy): a client may keep one only for itself, and not for long. */

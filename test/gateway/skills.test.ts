@@ -94,6 +94,17 @@ describe.each<Era>(["legacy", "modern"])("skills over the gateway (%s)", (era) =
     expect(skill.frontmatter.description).toBe("Refunds in general");
   });
 
+  it("refuses a read whose bytes do not match the digest the skill was offered with", async () => {
+    const bob = await as("bob");
+    const { skills } = await bob.request({ method: "skills/list", params: {} }, LIST);
+    const tampered = skills.find((skill) => skill.uri === "switchyard://docs/skill://tampered/SKILL.md")!;
+    // The entry itself is sound; its content is not.
+    expect(tampered.resources).toHaveLength(1);
+    await expect(bob.readResource({ uri: tampered.uri })).rejects.toThrow(
+      /skill skill:\/\/tampered\/SKILL.md of server docs was refused: skill:\/\/tampered\/SKILL.md does not match its digest/,
+    );
+  });
+
   it("lists each caller only the skills of the servers the policy lets it use", async () => {
     const alice = await as("alice");
     const { skills } = await alice.request({ method: "skills/list", params: {} }, LIST);
