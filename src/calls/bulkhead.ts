@@ -1,9 +1,16 @@
 import { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
 import type { CallPriority } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
-import { priorityRank } from "./fleet-limit.js";
 
 export { DEFAULT_MAX_QUEUE } from "../config/defaults.js";
+
+/** The rank of each priority (`high` first). */
+const RANK: Readonly<Record<CallPriority, number>> = { high: 0, normal: 1, low: 2 };
+
+/** The rank of a request's priority; none given is `normal`. */
+export function priorityRank(priority: CallPriority | undefined): number {
+  return priority === undefined ? 1 : RANK[priority];
+}
 
 /** A limit that may change between calls (an adaptive one): read each time a slot is asked for. */
 export interface ConcurrencyLimit {

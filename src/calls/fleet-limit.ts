@@ -1,48 +1,38 @@
-import { CALL_PRIORITIES, type CallPriority } from "../config/vocabulary.js";
+import type { CallPriority } from "../config/vocabulary.js";
+import { Bulkhead } from "./bulkhead.js";
 
-/** The rank of each priority: its queue's index (`high` first). */
-const RANK: Readonly<Record<CallPriority, number>> = { high: 0, normal: 1, low: 2 };
-
-/** The rank of a request's priority; none given is `normal`. */
-export function priorityRank(priority: CallPriority | undefined): number {
-  return priority === undefined ? 1 : RANK[priority];
-}
-
-interface Waiter {
-  grant(): void;
-}
+/** What a fleet slot is asked for, in the bulkhead's terms (its queue is unbounded: never refused). */
+const FLEET = { server: "(fleet)", tool: "(any)" };
 
 /**
  * The fleet-wide cap on requests in flight (`limits.inFlight`): one count over every server, on top of
- * each server's own limit. Requests that find it full wait in three queues — `high`, then `normal`, then
- * `low`, each first come first served — so urgent work overtakes background work; a waiting request whose
- * signal aborts (its deadline, its caller) leaves its queue at once. A server's guard asks for a slot
- * here only once its own bulkhead gave one, so a request never holds a fleet slot while it waits for a
- * busy server. No `limits` in the config: no FleetLimit at all.
+ * each server's own limit — a {@link Bulkhead} of that size whose queue is unbounded. Requests that find
+ * it full wait by priority — `high`, then `normal`, then `low`, each first come first served — so urgent
+ * work overtakes background work; a waiting request whose signal aborts (its deadline, its caller)
+ * leaves the queue at once. A server's guard asks for a slot here only once its own bulkhead gave one, so
+ * a request never holds a fleet slot while it waits for a busy server. No `limits` in the config: no
+ * FleetLimit at all.
  */
 export class FleetLimit {
   readonly limit: number;
-  readonly #queues: Waiter[][] = CALL_PRIORITIES.map(() => []);
-  #active = 0;
-  #waiting = 0;
+  readonly #slots: Bulkhead;
 
   constructor(limit: number) {
     this.limit = limit;
+    this.#slots = new Bulkhead(limit, Number.POSITIVE_INFINITY);
   }
 
   get active(): number {
-    return this.#active;
+    return this.#slots.active;
   }
 
   get queued(): number {
-    return this.#waiting;
+    return this.#slots.queued;
   }
 
   /** A slot now, if one is free and nobody waits; undefined otherwise. */
   tryAcquire(): (() => void) | undefined {
-    if (this.#active >= this.limit || this.#waiting > 0) return undefined;
-    this.#active += 1;
-    return this.#releaser();
+    return this.#slots.tryAcquire();
   }
 
   /**
@@ -51,47 +41,6 @@ export class FleetLimit {
    * @throws the signal's reason when it aborts while waiting.
    */
   acquire(priority: CallPriority | undefined, signal: AbortSignal | undefined): Promise<() => void> {
-    signal?.throwIfAborted();
-    const release = this.tryAcquire();
-    if (release) return Promise.resolve(release);
-    const queue = this.#queues[priorityRank(priority)]!;
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        grant: () => {
-          signal?.removeEventListener("abort", onAbort);
-          this.#active += 1;
-          resolve(this.#releaser());
-        },
-      };
-      const onAbort = () => {
-        const at = queue.indexOf(waiter);
-        if (at !== -1) {
-          queue.splice(at, 1);
-          this.#waiting -= 1;
-        }
-        reject(signal!.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      queue.push(waiter);
-      this.#waiting += 1;
-    });
-  }
-
-  #releaser(): () => void {
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#active -= 1;
-      if (this.#waiting === 0) return;
-      for (const queue of this.#queues) {
-        const next = queue.shift();
-        if (next) {
-          this.#waiting -= 1;
-          next.grant();
-          return;
-        }
-      }
-    };
+    return this.#slots.acquire(signal, FLEET, priority);
   }
 }
