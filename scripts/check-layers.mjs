@@ -39,7 +39,13 @@ export const LAYERS = [
 ];
 
 /** Files at the root of src/ that every layer may use: no layer of their own, no imports upward. */
-const SHARED_ROOT_FILES = ["src/errors.ts", "src/abort.ts", "src/lazy-require.ts", "src/package-root.ts"];
+const SHARED_ROOT_FILES = [
+  "src/errors.ts",
+  "src/abort.ts",
+  "src/lazy-require.ts",
+  "src/package-root.ts",
+  "src/escape-regexp.ts",
+];
 /** Where the package's own files are (package.json, examples/, the viewer's page): not API, so cli/ may too. */
 const PACKAGE_ROOT = "src/package-root.ts";
 /** What cli/ may import from the rest of src/: the package's public entry points. */

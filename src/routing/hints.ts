@@ -1,8 +1,10 @@
 // Routing hints (`routing.hints`): requests that match a hint's `when` get the tools matching its globs
 // first, ahead of what the strategy ranked, in hint order.
+
 import { globMatcher } from "../catalog/glob.js";
 import { hintRegExp, hintRegExpProblem } from "../config/sections/routing.js";
 import { SwitchyardError } from "../errors.js";
+import { escapeRegExp } from "../escape-regexp.js";
 import type { RoutedTool } from "./router.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
@@ -98,7 +100,7 @@ function wordsPattern(when: string, path: string): RegExp {
       path: `${path}.when`,
     });
   const parts = words.map((word) => {
-    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const escaped = escapeRegExp(word);
     return NO_SPACES.test(word[0]!) ? escaped : `(?<![\\p{L}\\p{N}])${escaped}`;
   });
   return new RegExp(parts.join("|"), "iu");

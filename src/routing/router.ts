@@ -271,7 +271,7 @@ export class Router {
       // Too thin: what the latest message matched, then the fallback.
       let added = 0;
       for (const hit of ranked) {
-        if (!(latest.has(hit.id) || hit.hint) || offered.has(hit.id)) continue;
+        if (!latest.has(hit.id) || offered.has(hit.id)) continue;
         offer(hit.id, "ranked", hit.score, hit.hint);
         added += 1;
       }

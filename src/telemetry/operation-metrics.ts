@@ -5,12 +5,7 @@
 // even loaded before.
 import type { Attributes, Histogram, MeterProvider } from "@opentelemetry/api";
 import { DEFAULT_GATEWAY_DURATION_BUCKETS_S } from "../config/defaults.js";
-import { lazyRequire } from "../lazy-require.js";
-
-type Api = typeof import("@opentelemetry/api");
-const loadApi = lazyRequire<Api>("@opentelemetry/api");
-/** Where the OpenTelemetry API (1.x) keeps what is registered with it (see tracer.ts). */
-const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
+import { API_GLOBAL, loadApi } from "./tracer.js";
 
 /** The instrumentation scope of Switchyard's metrics (its spans' too). */
 const METER_NAME = "switchyard";

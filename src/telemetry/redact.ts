@@ -1,5 +1,6 @@
 import { DEFAULT_REDACT_KEYS, DEFAULT_REDACT_MIN_SECRET_CHARS } from "../config/defaults.js";
 import type { SwitchyardConfig } from "../config/schema.js";
+import { escapeRegExp } from "../escape-regexp.js";
 import type { AuditSink } from "./audit.js";
 import type { Observer, SwitchyardEvent } from "./events.js";
 import { type Logger, silentLogger } from "./logger.js";
@@ -397,10 +398,6 @@ function userInfoPasswords(text: string): string[] {
     }
   }
   return passwords;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /**

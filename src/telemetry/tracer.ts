@@ -32,14 +32,15 @@ type Kind = (typeof SpanKind)[keyof typeof SpanKind];
 const STATUS_ERROR = 2;
 
 type Api = typeof import("@opentelemetry/api");
-const loadApi = lazyRequire<Api>("@opentelemetry/api");
+/** The OpenTelemetry API, loaded on first use (also by operation-metrics.ts). */
+export const loadApi = lazyRequire<Api>("@opentelemetry/api");
 /**
  * Where the OpenTelemetry API (1.x) keeps what is registered with it — a tracer provider, a context
  * manager, a propagator — shared by every copy of the API in the process. Until something is
  * registered there, every span would be the API's non-recording one: Switchyard then does not load
  * the API at all (less memory, and no span objects per call).
  */
-const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
+export const API_GLOBAL = Symbol.for("opentelemetry.js.api.1");
 
 /** The API, once anything is registered with it; `undefined` while tracing is off. */
 function otel(): Api | undefined {
