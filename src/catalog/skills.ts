@@ -287,13 +287,6 @@ export class SkillShelf<O> {
     return undefined;
   }
 
-  /** Forget what is held, so the next load asks the server again (after a refusal for staleness). */
-  forget(server: string, uri?: string): void {
-    for (const key of [...this.#held.keys()])
-      if (key === `${server}\n${uri}` || (uri === undefined && key.startsWith(`${server}\n`)))
-        this.#held.delete(key);
-  }
-
   async #readListed(entry: SkillEntry, target: string, options: O): Promise<string> {
     const file = entry.files.find((listed) => listed.uri === target);
     if (!file)

@@ -21,6 +21,7 @@ import {
   type ToolExecution,
 } from "@modelcontextprotocol/ext-tasks/client";
 import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
+import { abortable } from "../abort.js";
 import { DEFAULT_TASK_CANCEL_TIMEOUT_MS } from "../config/defaults.js";
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
@@ -217,23 +218,4 @@ export class ModernTasks {
       this.#setup.logger.warn({ task: taskId }, `could not cancel the task: ${messageOf(error)}`);
     }
   }
-}
-
-/** `work`, or the signal's reason when it aborts first. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const aborted = () => reject(signal.reason);
-    signal.addEventListener("abort", aborted, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", aborted);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", aborted);
-        reject(error);
-      },
-    );
-  });
 }

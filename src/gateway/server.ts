@@ -104,7 +104,9 @@ export function buildGatewayServer(parts: GatewayParts): Server {
   on("resources/read", async (request, ctx) => {
     const { uri } = request.params;
     // An app's view, `ui://<server>/<rest>`: read from that server as `ui://<rest>`.
-    const ui = unservedUiUri(uri, new Set(yard.servers().map((info) => info.name)));
+    const ui = uri.startsWith("ui://")
+      ? unservedUiUri(uri, new Set(yard.servers().map((info) => info.name)))
+      : undefined;
     try {
       const read = await yard.readResource(ui?.uri ?? uri, {
         signal: ctx.mcpReq.signal,

@@ -2,7 +2,8 @@
 // gateway does not know or that has expired (the MCP spec: the client starts another), 403 for another
 // identity's. Each message says what to do.
 
-const isoAt = (ms: number) => new Date(ms).toISOString();
+/** A time in ms as an ISO date (what sessions are stamped and told with). */
+export const isoAt = (ms: number) => new Date(ms).toISOString();
 
 /** JSON-RPC's "server error" code the SDKs answer an unknown session with. */
 const SESSION_ERROR = -32001;

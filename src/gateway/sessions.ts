@@ -19,7 +19,7 @@ import {
 } from "../config/defaults.js";
 import type { Store } from "../store/store.js";
 import { limitOf, tooManyRequests } from "./limits.js";
-import { anotherUsers, sessionExpired, sessionNotFound } from "./session-refusals.js";
+import { anotherUsers, isoAt, sessionExpired, sessionNotFound } from "./session-refusals.js";
 import { SEALED_PREFIX, type SessionSeal } from "./session-seal.js";
 
 /** What the gateway needs of a store to share its 2025-11-25 sessions (every `Store` has it). */
@@ -386,5 +386,3 @@ export class HttpSessions {
 function isInitialize(body: unknown): body is { method: "initialize"; id?: unknown } {
   return typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
 }
-
-const isoAt = (ms: number) => new Date(ms).toISOString();

@@ -6,6 +6,7 @@ import { SwitchyardError } from "../errors.js";
 import type { SkillEntry, Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { protocolError } from "./errors.js";
+import { serverMeta } from "./meta.js";
 
 /** The Skills extension (SEP-2640), as the gateway declares it to its clients. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
@@ -20,7 +21,7 @@ function offered(entry: SkillEntry) {
     uri: qualifiedUri(entry.server, entry.uri),
     frontmatter: entry.frontmatter,
     resources: entry.files.map((file) => ({ ...file, uri: qualifiedUri(entry.server, file.uri) })),
-    _meta: { "switchyard/server": entry.server },
+    _meta: serverMeta(entry.server),
   };
 }
 

@@ -229,14 +229,19 @@ interface BetterSqliteDatabase {
   prepare(sql: string): NodeSqliteStatement;
   exec(sql: string): void;
   pragma(text: string, options: { simple: true }): unknown;
-  transaction<T>(fn: () => T): { immediate(): T };
+  transaction<A extends unknown[], T>(fn: (...args: A) => T): { immediate(...args: A): T };
   close(): void;
 }
 type BetterSqliteConstructor = new (file: string, options: { readonly: boolean }) => BetterSqliteDatabase;
 
 class BetterSqlite implements SqliteDatabase {
   readonly engine = "better-sqlite3";
-  constructor(readonly db: BetterSqliteDatabase) {}
+  /** One transaction wrapper, made once: each write runs its work inside it. */
+  readonly #transaction: { immediate(fn: () => unknown): unknown };
+
+  constructor(readonly db: BetterSqliteDatabase) {
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
+  }
 
   get isOpen(): boolean {
     return this.db.open;
@@ -255,7 +260,7 @@ class BetterSqlite implements SqliteDatabase {
   }
 
   immediate<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.#transaction.immediate(fn) as T;
   }
 
   close(): void {
