@@ -1,6 +1,6 @@
 import { Deadline } from "../abort.js";
 import type { Catalog, CatalogEntry } from "../catalog/catalog.js";
-import { baseToolName } from "../catalog/naming.js";
+import { toolNamePrefix } from "../catalog/naming.js";
 import { isSwitchyardError } from "../errors.js";
 import { checkedByRun, checkToolArguments } from "./arguments.js";
 import type { ToolResult } from "./normalize.js";
@@ -157,13 +157,12 @@ export function unlistedTool(name: string, error: unknown, parts: FallbackParts)
   if (!isSwitchyardError(error, "SERVER_UNAVAILABLE") || error.server === undefined) return undefined;
   const server = parts.server(error.server);
   if (!server?.fallback) return undefined;
-  const tool = name.slice(baseToolName(server.namespace, "").length);
+  const tool = name.slice(toolNamePrefix(server.namespace).length);
   return { name, server: error.server, tool, target: { name, server: error.server, tool }, unlisted: error };
 }
 
 /** A server's tool by its own name, when it can be called (listed, not quarantined, supported). */
 function toolOn(catalog: Catalog, server: string, tool: string): CatalogEntry | undefined {
-  return catalog
-    .entries()
-    .find((entry) => entry.server === server && entry.tool === tool && entry.unsupported === undefined);
+  const entry = catalog.entryOf(server, tool);
+  return entry?.unsupported === undefined ? entry : undefined;
 }

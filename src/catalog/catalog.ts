@@ -269,6 +269,15 @@ export class Catalog {
     return this.#entries.get(name);
   }
 
+  /** A server's tool by its own name, when it is listed (its server can take calls, not quarantined). */
+  entryOf(server: string, tool: string): CatalogEntry | undefined {
+    const name = this.#names.get(`${server}\0${tool}`);
+    const entry = name === undefined ? undefined : this.#entries.get(name);
+    return entry?.server === server && entry.tool === tool && this.#listed.has(server) && !entry.quarantine
+      ? entry
+      : undefined;
+  }
+
   /** Every listed entry (servers that can take calls; quarantined tools are not), sorted by name. */
   entries(): CatalogEntry[] {
     return [...this.#entries.values()]
