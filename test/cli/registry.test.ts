@@ -376,9 +376,8 @@ describe("switchyard add", () => {
     expect(unset.code).toBe(2);
     expect(unset.stderr).toContain("TEAM_REGISTRY_TOKEN is not set");
     // Other commands load the config without the token.
-    const tools = await cli(file, "tools");
-    expect(tools.code).toBe(0);
-    expect(tools.stderr).not.toContain("TEAM_REGISTRY_TOKEN");
+    // (Its servers do not start here — `local` runs a file that is not there — so only what it says counts.)
+    expect((await cli(file, "tools")).stderr).not.toContain("TEAM_REGISTRY_TOKEN");
   });
 });
 
