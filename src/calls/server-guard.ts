@@ -182,11 +182,18 @@ export class ServerGuard {
     );
     let fleetSlot: (() => void) | undefined;
     try {
-      // The server can take it: only now does it wait for the fleet (never holding a fleet slot
-      // while its own server is busy).
-      if (this.#fleet) fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
       for (let attempt = firstAttempt; ; attempt += 1) {
-        if (this.#rate) await guard(this.#rate.take(guarded.what, deadline, signal, guarded.tool));
+        // The server's turn under its rateLimit is waited for holding no fleet slot: calls to other
+        // servers go on meanwhile.
+        if (this.#rate && !this.#rate.tryTake()) {
+          fleetSlot?.();
+          fleetSlot = undefined;
+          await guard(this.#rate.take(guarded.what, deadline, signal, guarded.tool));
+        }
+        // The server can take it: only now does it wait for the fleet (never holding a fleet slot
+        // while its own server is busy or its rate says not yet).
+        if (this.#fleet && fleetSlot === undefined)
+          fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
         try {
           if (deadline.passed) deadline.signal.throwIfAborted();
           return { answer: await this.#attempt(guarded, signal) };

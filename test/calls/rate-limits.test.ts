@@ -95,6 +95,26 @@ describe("a client-side rate limit (rateLimit)", () => {
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(30_000);
     expect((error as Error).message).toContain("rateLimit");
   });
+  it("a call waiting for its rateLimit turn holds no fleet slot (limits.inFlight 1): another server's call goes first", async () => {
+    const yard = await Switchyard.connect({
+      limits: { inFlight: 1 },
+      mcpServers: {
+        h: { command: NODE, args: [FAULT_SERVER], rateLimit: { perMinute: 20 } },
+        g: { command: NODE, args: [FAULT_SERVER] },
+      },
+    });
+    opened.push(yard);
+    const finished: string[] = [];
+    const done = (what: string) => () => finished.push(what);
+    // The second call to h has its turn 3 s after the first; it must not sit on the one fleet slot.
+    const first = yard.callTool("h_work", { id: "t0" }).then(done("h first"));
+    const second = yard.callTool("h_work", { id: "t1" }, { timeoutMs: 30_000 }).then(done("h second"));
+    await first;
+    await delay(200);
+    await yard.callTool("g_work", { id: "c" }).then(done("g"));
+    await second;
+    expect(finished).toEqual(["h first", "g", "h second"]);
+  });
 });
 
 describe("a call waiting out a Retry-After holds no slot while it sleeps", () => {
