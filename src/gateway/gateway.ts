@@ -146,7 +146,8 @@ export interface Gateway extends AsyncDisposable {
  * ```
  * @throws SwitchyardError `INVALID_INPUT` for an unknown mode, or a limit (`maxSessions`,
  *   `sessionsPerUser`, `streamsPerUser`, `sessionIdleMs`, `sessionMaxAgeMs`) that is not a positive
- *   integer, or a session key shorter than `DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS`.
+ *   integer, a session key shorter than `DEFAULT_GATEWAY_SESSION_KEY_MIN_CHARS`, or `sessionMaxAgeMs`
+ *   without `sessionKey`.
  */
 export function createGateway(yard: Switchyard, options: GatewayOptions = {}): Gateway {
   const mode = options.mode ?? DEFAULT_GATEWAY_MODE;
@@ -154,6 +155,11 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     throw new SwitchyardError(
       "INVALID_INPUT",
       `gateway mode must be "all" or "search" (got ${String(mode)})`,
+    );
+  if (options.sessionMaxAgeMs !== undefined && options.sessionKey === undefined)
+    throw new SwitchyardError(
+      "INVALID_INPUT",
+      `gateway sessionMaxAgeMs (${options.sessionMaxAgeMs}) bounds sealed sessions only: give sessionKey too, or leave sessionMaxAgeMs out (sessions kept by one process end after sessionIdleMs idle)`,
     );
   const path = options.path ?? DEFAULT_GATEWAY_PATH;
   const parts: GatewayParts = {

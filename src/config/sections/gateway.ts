@@ -219,5 +219,10 @@ export const gatewaySchema = z
     error:
       'expected "sessionKey" beside "previousSessionKeys" (previous keys only open sessions; new ones are sealed with sessionKey)',
     path: ["previousSessionKeys"],
+  })
+  .refine((gateway) => gateway.limits?.sessionMaxAgeMs === undefined || gateway.sessionKey !== undefined, {
+    error:
+      'expected "sessionKey" beside "limits.sessionMaxAgeMs" (it bounds sealed sessions only; sessions kept by one process end after limits.sessionIdleMs idle)',
+    path: ["limits", "sessionMaxAgeMs"],
   });
 export type GatewaySection = z.infer<typeof gatewaySchema>;
