@@ -13,8 +13,8 @@ import {
   DEFAULT_MAX_SERVER_REQUESTS_PER_CALL,
   DEFAULT_UNINVITED_ROOTS_PER_MINUTE,
 } from "../config/defaults.js";
+import { SKILLS_EXTENSION } from "./extensions.js";
 import type { RequestOrigin } from "./request-origin.js";
-import { SKILLS_EXTENSION } from "./requests.js";
 
 const MINUTE_MS = 60_000;
 

@@ -6,9 +6,9 @@ import { type ErrorCode, isSwitchyardError, messageOf, SwitchyardError } from ".
 import type { Logger } from "../telemetry/logger.js";
 import { type AttemptTarget, attemptOn, pingOn } from "./attempt.js";
 import { type CachedServerCatalog, readServerCatalog, rememberServerCatalog } from "./catalog-cache.js";
+import { declaresExtension, SKILLS_EXTENSION } from "./extensions.js";
 import { HealthChecks } from "./health.js";
 import type { AttemptOptions, RequestMethod, ServerAnswers, ServerRequest } from "./requests.js";
-import { SKILLS_EXTENSION } from "./requests.js";
 import type { ServerLists } from "./server-lists.js";
 import type { ConnectionHooks, ServerState, ServerStatus } from "./server-state.js";
 import { ServerSession, type SessionOptions } from "./session.js";
@@ -127,7 +127,7 @@ export class ServerConnection {
     if (this.#errorCode !== undefined) state.errorCode = this.#errorCode;
     if (serverInfo) state.serverInfo = { name: serverInfo.name, version: serverInfo.version };
     if (pid !== undefined) state.pid = pid;
-    if (client?.getServerCapabilities()?.extensions?.[SKILLS_EXTENSION] !== undefined) state.skills = true;
+    if (declaresExtension(client, SKILLS_EXTENSION)) state.skills = true;
     return state;
   }
 

@@ -10,9 +10,9 @@ import type {
 import * as z from "zod";
 import { SwitchyardError } from "../errors.js";
 import { traceContextMeta } from "../telemetry/tracer.js";
+import { declaresExtension, SKILLS_EXTENSION, TASKS_EXTENSION } from "./extensions.js";
 import type { ServerSession } from "./session.js";
 import type { ServerSubscriptions } from "./subscriptions.js";
-import { offersTasksExtension } from "./tasks-2026.js";
 import { CALL_TOOL_RESULT, declaresHeaders } from "./tool-result.js";
 
 /** A progress notification of a call: how far it is, of how much, and what it is doing. */
@@ -53,9 +53,6 @@ export type ServerRequest =
     }
   | { method: "skills/list"; cursor?: string | undefined }
   | { method: "skills/get"; uri: string };
-
-/** The Skills extension (SEP-2640) as a server declares it in `capabilities.extensions`. */
-export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
 /** A `skills/list` answer as it came: its entries are checked one by one above the fleet (catalog/skills.ts). */
 export interface SkillsListAnswer {
@@ -196,16 +193,15 @@ const NEEDS: Partial<Record<RequestMethod, "resources" | "prompts" | "completion
  */
 function missingCapability(request: ServerRequest, on: RequestSession): SwitchyardError | undefined {
   const needed = NEEDS[request.method];
-  const declared = on.client.getServerCapabilities();
   if (needed === "skills") {
-    if (declared?.extensions?.[SKILLS_EXTENSION] !== undefined) return undefined;
+    if (declaresExtension(on.client, SKILLS_EXTENSION)) return undefined;
     return new SwitchyardError(
       "CAPABILITY_MISSING",
       `server ${on.server} does not offer skills (its capabilities.extensions lack "${SKILLS_EXTENSION}"), which ${describeRequest(request)} needs`,
       { server: on.server, capability: SKILLS_EXTENSION, delivery: "not_sent", serverFault: false },
     );
   }
-  if (!needed || declared?.[needed] !== undefined) return undefined;
+  if (!needed || on.client.getServerCapabilities()?.[needed] !== undefined) return undefined;
   return new SwitchyardError(
     "CAPABILITY_MISSING",
     `server ${on.server} does not offer ${needed} (its capabilities lack "${needed}"), which ${describeRequest(request)} needs`,
@@ -247,7 +243,7 @@ async function callTool(
   // result; "optional" ones are called plainly (the server then runs them within the call). On
   // 2026-07-28 tools declare nothing: the server decides per call, for a client that declares the tasks
   // extension, so every call to a server that offers the extension may become a task.
-  const modernTasks = client.getProtocolEra() === "modern" && offersTasksExtension(client);
+  const modernTasks = client.getProtocolEra() === "modern" && declaresExtension(client, TASKS_EXTENSION);
   if (plan.taskOnly.has(tool) || modernTasks) {
     return session.tasks.call(client, tool, args, {
       ...(onTask ? { onTask } : {}),

@@ -30,16 +30,6 @@ import type { RawRequests } from "./raw-requests.js";
 import { currentRequestOrigin, type RequestOrigin } from "./request-origin.js";
 import type { TaskDeadline } from "./task-deadline.js";
 
-/** The extension's identifier, in the server's capabilities and the client's per-request ones. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
-/** Whether the server of a 2026-07-28 connection declares the tasks extension. */
-export function offersTasksExtension(client: Client): boolean {
-  const declared = (client.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined)
-    ?.extensions?.[TASKS_EXTENSION];
-  return declared !== null && typeof declared === "object";
-}
-
 /** What one task call hands the questions its task asks: whose call it is, and when to stop asking. */
 interface CallContext {
   origin: RequestOrigin | undefined;

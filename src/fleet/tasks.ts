@@ -16,11 +16,12 @@ import {
 import { messageOf, SwitchyardError } from "../errors.js";
 import type { Logger } from "../telemetry/logger.js";
 import type { ClientRequests } from "./client-requests.js";
+import { declaresExtension, TASKS_EXTENSION } from "./extensions.js";
 import { RawRequests } from "./raw-requests.js";
 import type { AttemptOptions, CallProgress } from "./requests.js";
 import { forwardGet } from "./tap-transport.js";
 import { nap, TaskDeadline } from "./task-deadline.js";
-import { ModernTasks, offersTasksExtension, TASKS_EXTENSION } from "./tasks-2026.js";
+import { ModernTasks } from "./tasks-2026.js";
 
 /**
  * The protocol revision whose core has tasks (task-augmented `tools/call`, `tasks/get`, `tasks/result`,
@@ -41,7 +42,7 @@ const TASK_REVISION = "2025-11-25";
 export function taskCallsUnavailable(client: Client): string | undefined {
   const version = client.getNegotiatedProtocolVersion() ?? "(none)";
   if (client.getProtocolEra() === "modern") {
-    if (offersTasksExtension(client)) return undefined;
+    if (declaresExtension(client, TASKS_EXTENSION)) return undefined;
     return `the server does not declare the tasks extension (capabilities.extensions["${TASKS_EXTENSION}"])`;
   }
   if (version < TASK_REVISION) return `protocol ${version} has no tasks (they came with ${TASK_REVISION})`;

@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ToolResult } from "../calls/normalize.js";
 import { SwitchyardError } from "../errors.js";
+import { SKILLS_EXTENSION } from "../fleet/extensions.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError, toolErrorResult } from "./errors.js";
@@ -19,7 +20,7 @@ import { timedHandlers } from "./operation-timing.js";
 import { priorityOf } from "./priority.js";
 import type { ClientRelay, GatewayCall, Question } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
-import { checkSkillRead, SKILLS_EXTENSION, serveSkills } from "./skills.js";
+import { checkSkillRead, serveSkills } from "./skills.js";
 import { ClientSubscriptions } from "./subscriptions.js";
 import { TaskBridge } from "./task-bridge.js";
 import {

@@ -8,9 +8,6 @@ import type { Identity } from "../telemetry/audit.js";
 import { protocolError } from "./errors.js";
 import { serverMeta } from "./meta.js";
 
-/** The Skills extension (SEP-2640), as the gateway declares it to its clients. */
-export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
-
 /**
  * A skill as the gateway offers it: its URI and every file's made unique across servers
  * (`switchyard://<server>/skill://pdf-processing/SKILL.md`, the last segment still the skill's name),
