@@ -57,6 +57,27 @@ describe("limits.inFlight: one cap over the whole fleet", () => {
     expect(mostInFlight(log)).toBe(1);
   });
 
+  it("a server's own queue (maxConcurrency 1, no limits) also serves high, then normal, then low", async () => {
+    const { log, config } = pacedFleet();
+    const servers = config.mcpServers as Record<string, Record<string, unknown>>;
+    servers.a = { ...servers.a, maxConcurrency: 1 };
+    yard = await Switchyard.connect(config);
+    const blocker = yard.callTool("a_work", { label: "blocker", gate: true });
+    await started(log, "blocker");
+    const calls = [
+      yard.callTool("a_work", { label: "low1" }, { priority: "low" }),
+      yard.callTool("a_work", { label: "normal1" }),
+      yard.callTool("a_work", { label: "low2" }, { priority: "low" }),
+    ];
+    await nextTurn(); // every call above is waiting in server a's queue
+    calls.push(yard.callTool("a_work", { label: "high1" }, { priority: "high" }));
+    await nextTurn();
+    writeFileSync(`${log}.go`, "");
+    await Promise.all([blocker, ...calls]);
+    expect(arrivals(log)).toEqual(["blocker", "high1", "normal1", "low1", "low2"]);
+    expect(mostInFlight(log)).toBe(1);
+  });
+
   it("a call whose deadline passes while it waits for the fleet-wide slot is a TIMEOUT, never sent", async () => {
     const { log, config } = pacedFleet({ limits: { inFlight: 1 } });
     yard = await Switchyard.connect(config);
