@@ -352,6 +352,11 @@ export class Switchyard implements AsyncDisposable {
     return typeof name === "string" ? this.#catalog.get(name) : undefined;
   }
 
+  /** The listed prompt (its server, own name, arguments) of a catalog name, whoever may get it. */
+  describePrompt(name: string): PromptEntry | undefined {
+    return typeof name === "string" ? this.#lists.getPrompt(name) : undefined;
+  }
+
   /**
    * What the scans found in what the servers say (trust/): in their tools' texts, their names beside
    * other servers', and changes since a tool was pinned — `{ server, tool?, kind, severity, detail }`.

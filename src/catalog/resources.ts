@@ -187,7 +187,12 @@ export class ResourceCatalog {
 
   /** The listed prompt of a catalog name, if any. */
   getPrompt(name: string): PromptEntry | undefined {
-    return this.prompts().find((entry) => entry.name === name);
+    // Catalog names are unique: the first found is the one, with no list made or sorted.
+    for (const entries of this.#prompts.values()) {
+      const found = entries.find((entry) => entry.name === name);
+      if (found) return found;
+    }
+    return undefined;
   }
 
   /** Prompt names closest to `name`, for "did you mean". */

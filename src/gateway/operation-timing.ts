@@ -56,6 +56,6 @@ export function timedHandlers(server: Server, parts: { yard: Switchyard; metrics
 function serverOf(yard: Switchyard, method: string, name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   if (method === "tools/call") return yard.describeTool(name)?.server;
-  if (method === "prompts/get") return yard.prompts().find((prompt) => prompt.name === name)?.server;
+  if (method === "prompts/get") return yard.describePrompt(name)?.server;
   return undefined;
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Store, Switchyard, type SwitchyardEvent } from "../../src/index.js";
 import { openStore } from "../../src/internal.js";
-import { NODE, ROOT } from "../helpers.js";
+import { NODE, ROOT, waitFor } from "../helpers.js";
 
 // Servers are strangers: a tool is pinned when first seen, and a change that widens it, flips a safety
 // hint or brings in poisoned text quarantines it — live (list_changed), across runs (the store), and
@@ -122,12 +122,17 @@ describe("pins and drift", () => {
   });
 
   it("hears tools/list_changed on 2026-07-28 too (subscriptions/listen), and lists the new tool", async () => {
-    const { yard } = await connect({ command: NODE, args: [`${ROOT}test/fixtures/resource-server.mjs`] });
+    // Pinned: the probe of "auto" negotiation gives up after 2 s, which a loaded machine can take.
+    const { yard } = await connect({
+      command: NODE,
+      args: [`${ROOT}test/fixtures/resource-server.mjs`],
+      versionNegotiation: { pin: "2026-07-28" },
+    });
     expect(yard.servers()[0]?.protocolVersion).toBe("2026-07-28");
     await yard.callTool("mail_add_tool", { name: "fresh" });
-    for (let i = 0; i < 250 && !names(yard).includes("mail_fresh"); i++)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(names(yard)).toContain("mail_fresh");
+    // The listing comes when the notification has been heard and the tools listed again: on a loaded
+    // machine that can take seconds.
+    await waitFor(() => names(yard).includes("mail_fresh"), 30_000, "mail_fresh listed");
     expect((await yard.callTool("mail_fresh", {})).text).toBe("fresh called");
   });
 

@@ -74,6 +74,12 @@ describe("the gateway's operations endpoints (switchyard serve --http)", () => {
       const fail = tools.find((name) => name.endsWith("fail") && name.startsWith("maps"))!;
       await client.callTool({ name: show, arguments: { city: "Oslo" } });
       expect((await client.callTool({ name: fail, arguments: {} })).isError).toBe(true);
+      const brief = (await client.listPrompts()).prompts.find((prompt) => prompt.name.startsWith("maps"))!;
+      await client.getPrompt({ name: brief.name, arguments: { city: "Oslo" } });
+      const widget = (await client.listResources()).resources.find((resource) =>
+        resource.uri.includes("maps"),
+      )!;
+      expect((await client.readResource({ uri: widget.uri })).contents).toHaveLength(1);
     } finally {
       await client.close();
     }
@@ -109,6 +115,15 @@ describe("the gateway's operations endpoints (switchyard serve --http)", () => {
       expect(sample(`${name}_bucket`, { ...ok, le: "+Inf" }, series)?.value).toBe("1");
       expect(Number(sample(`${name}_sum`, ok, series)?.value)).toBeGreaterThan(0);
     }
+    // A prompt's server is its label; a resource's URI is no label at all (one series per URI would grow
+    // without bound).
+    expect(
+      count("mcp_server_operation_duration_seconds", { mcp_method_name: "prompts/get", mcp_server: "maps" }),
+    ).toBe("1");
+    expect(
+      count("mcp_server_operation_duration_seconds", { mcp_method_name: "resources/read", mcp_server: "" }),
+    ).toBe("1");
+    expect(text).not.toMatch(/ui:\/\/|widget/);
     // The gateway answered tools/list too (no fleet server behind it).
     expect(
       count("mcp_server_operation_duration_seconds", { mcp_method_name: "tools/list", mcp_server: "" }),
