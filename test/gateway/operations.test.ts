@@ -179,6 +179,29 @@ describe("gateway.operations.open", () => {
     }
   }, 60_000);
 
+  it("counts a lazy server (left unstarted, its catalog cached) as ready", async () => {
+    const file = configFile({
+      mcpServers: { idle: { command: NODE, args: [APP_SERVER, "--name", "idle"], lazy: true } },
+      gateway: { operations: { open: true } },
+    });
+    // The first start lists the server and caches its catalog; the second leaves it unstarted.
+    await (await startHttpGateway(file)).close();
+    const gateway = await startHttpGateway(file);
+    try {
+      const origin = originOf(gateway.url);
+      const ready = await fetch(`${origin}/readyz`);
+      expect(await ready.json()).toEqual({ ready: true });
+      expect(ready.status).toBe(200);
+      const metrics = parsePrometheusTextFormat(await (await fetch(`${origin}/metrics`)).text());
+      const states = metrics.find((family) => family.name === "switchyard_server_ready")?.metrics ?? [];
+      expect(states.find((metric) => metric.labels?.status === "lazy")).toMatchObject({
+        labels: { mcp_server: "idle", status: "lazy" },
+      });
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
   it("is refused on an address that is not loopback (exit 2, before anything starts)", () => {
     const file = configFile({
       mcpServers: servers(),
