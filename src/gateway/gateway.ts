@@ -25,7 +25,7 @@ import { GatewayMetrics } from "./metrics.js";
 import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
-import { buildGatewayServer, type GatewayParts } from "./server.js";
+import { buildGatewayServer, type GatewayParts, gatewayTasks } from "./server.js";
 import { SessionSeal } from "./session-seal.js";
 import { type GatewaySessionStore, HttpSessions } from "./sessions.js";
 import { StdioConnections } from "./stdio-connections.js";
@@ -169,6 +169,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     relay: options.relay ?? new ClientRelay(),
     ...(mode === "search" ? { search: new ToolSearch(yard) } : {}),
     info: { name: options.name ?? "switchyard", version: options.version ?? packageJson().version },
+    tasks: gatewayTasks(yard),
   };
   const build = () => buildGatewayServer(parts);
   const modern: McpHttpHandler = createMcpHandler(build, { legacy: "reject" });
@@ -239,6 +240,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       closed = true;
       live.close();
       metrics.close();
+      parts.tasks?.close();
       await Promise.allSettled([modern.close(), sessions.close(), stdio.close()]);
     },
 

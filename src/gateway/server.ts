@@ -1,8 +1,6 @@
 import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  type InputRequest,
   inputRequired,
   Server,
   type ServerContext,
@@ -10,15 +8,17 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ToolResult } from "../calls/normalize.js";
 import { SwitchyardError } from "../errors.js";
-import { SKILLS_EXTENSION } from "../fleet/extensions.js";
+import { SKILLS_EXTENSION, TASKS_EXTENSION } from "../fleet/extensions.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callFailure, protocolError, toolErrorResult } from "./errors.js";
+import { declaresTasks, HostTasks, serveHostTasks, type TaskOwner } from "./host-tasks.js";
 import { servedMeta, serverMeta } from "./meta.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { timedHandlers } from "./operation-timing.js";
 import { priorityOf } from "./priority.js";
-import type { ClientRelay, GatewayCall, Question } from "./relay.js";
+import { canAnswer, envelopeCapabilities, inputRequestOf, refuse } from "./questions.js";
+import type { ClientRelay, GatewayCall } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { checkSkillRead, serveSkills } from "./skills.js";
 import { ClientSubscriptions } from "./subscriptions.js";
@@ -43,6 +43,8 @@ export interface GatewayParts {
   info: { name: string; version: string };
   /** Where each answered request's duration goes (`/metrics`). */
   metrics?: GatewayMetrics;
+  /** The tasks passed through to hosts that speak the tasks extension ({@link gatewayTasks}). */
+  tasks?: HostTasks;
 }
 
 /**
@@ -59,11 +61,15 @@ export function buildGatewayServer(parts: GatewayParts): Server {
       prompts: { listChanged: true },
       completions: {},
       logging: {},
-      extensions: { [SKILLS_EXTENSION]: {} },
+      extensions: { [SKILLS_EXTENSION]: {}, ...(parts.tasks ? { [TASKS_EXTENSION]: {} } : {}) },
     },
   });
   const identityOf = (ctx: ServerContext): Identity =>
     (ctx.http?.authInfo?.extra?.identity as Identity | undefined) ?? parts.identity;
+  const ownerOf = (ctx: ServerContext): TaskOwner => ({
+    user: identityOf(ctx).user,
+    authenticated: ctx.http?.authInfo?.extra?.identity !== undefined,
+  });
   const on = timedHandlers(server, parts);
 
   on("tools/list", (_request, ctx) => ({
@@ -85,8 +91,20 @@ export function buildGatewayServer(parts: GatewayParts): Server {
         return callFailure(error, yard.redactor.text);
       }
     }
-    return callRound({ yard, relay, server, ctx, identity, name, args, request });
+    return callRound({
+      yard,
+      relay,
+      server,
+      ctx,
+      identity,
+      name,
+      args,
+      request,
+      tasks: parts.tasks,
+      ownerOf,
+    });
   });
+  if (parts.tasks) serveHostTasks(server, parts.tasks, ownerOf, yard.redactor.text);
 
   serveSkills(server, yard, identityOf);
   on("resources/list", (_request, ctx) => ({
@@ -238,6 +256,8 @@ interface CallRoundParts {
   name: string;
   args: unknown;
   request: { params: { _meta?: Record<string, unknown> | undefined } };
+  tasks: HostTasks | undefined;
+  ownerOf: (ctx: ServerContext) => TaskOwner;
 }
 
 /**
@@ -249,6 +269,8 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   const { yard, relay, ctx, identity } = parts;
   const state = ctx.mcpReq.requestState<unknown>();
   let call: GatewayCall;
+  // A host that speaks tasks is answered with a task once the call's server makes it one.
+  let taskMade: Promise<string> | undefined;
   if (typeof state === "string") {
     try {
       call = relay.resume(state, identity.user);
@@ -259,6 +281,9 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   } else {
     const entry = yard.describeTool(parts.name);
     const priority = priorityOf(ctx, parts.request.params._meta);
+    let onTask: ((taskId: string) => void) | undefined;
+    if (parts.tasks && declaresTasks(envelopeCapabilities(ctx)))
+      taskMade = new Promise((resolve) => (onTask = resolve));
     call = relay.start(entry?.server ?? "", identity.user, (started) => {
       // A call its server runs as a task reaches a host that cannot follow tasks as a plain call, kept
       // alive by progress until the task ends; the host's cancellation aborts the call, which cancels
@@ -270,7 +295,10 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
           ...(priority !== undefined ? { priority } : {}),
           signal: started.abort.signal,
           onProgress: (progress) => bridge.progress(progress),
-          onTask: (taskId) => bridge.started(taskId),
+          onTask: (taskId) => {
+            bridge.started(taskId);
+            onTask?.(taskId);
+          },
         })
         .finally(() => bridge.stop());
     });
@@ -295,7 +323,15 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
   try {
     for (;;) {
-      const round = await call.next();
+      const next = call.next();
+      const round = taskMade ? await Promise.race([next, taskMade.then(() => "task" as const)]) : await next;
+      if (round === "task") {
+        taskMade = undefined;
+        const task = parts.tasks?.create(call, parts.ownerOf(ctx), clientCapabilities(parts));
+        // The table is full of running tasks: the host gets the call bridged, as one without tasks.
+        if (task) return task as unknown as CallToolResult;
+        continue;
+      }
       if (round.done) break;
       const can = clientCapabilities(parts);
       const askable = round.questions.filter((question) => canAnswer(question, can));
@@ -338,42 +374,28 @@ function wireResult(result: ToolResult, redact: (text: string) => string): CallT
 
 /** What the client declared: on its request (2026-07-28, the `_meta` envelope) or in its handshake (2025). */
 function clientCapabilities(parts: CallRoundParts): ClientCapabilities {
-  const envelope = parts.ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
-  return declared ?? parts.server.getClientCapabilities() ?? {};
+  return envelopeCapabilities(parts.ctx) ?? parts.server.getClientCapabilities() ?? {};
 }
 
-function canAnswer(question: Question, can: ClientCapabilities): boolean {
-  if (question.kind === "sampling") return can.sampling !== undefined;
-  if (can.elicitation === undefined) return false;
-  const mode = (question.params as { mode?: string }).mode ?? "form";
-  const elicitation = can.elicitation as { form?: unknown; url?: unknown };
-  // `elicitation: {}` is form mode alone (the spec's reading of an empty object).
-  return mode === "url"
-    ? elicitation.url !== undefined
-    : elicitation.form !== undefined || elicitation.url === undefined;
-}
-
-/** A question the client cannot answer: elicitation is cancelled, sampling refused. */
-function refuse(question: Question): void {
-  if (question.kind === "elicitation") question.answer({ action: "cancel" });
-  else
-    question.refuse(
-      new SwitchyardError("CAPABILITY_MISSING", "the gateway's client does not offer sampling", {
-        capability: "sampling",
-      }),
-    );
-}
-
-function inputRequestOf(question: Question): InputRequest {
-  if (question.kind === "sampling") return inputRequired.createMessage(question.params as never);
-  const params = question.params as {
-    mode?: string;
-    message: string;
-    url?: string;
-    requestedSchema?: unknown;
-  };
-  if (params.mode === "url")
-    return inputRequired.elicitUrl({ message: params.message, url: params.url ?? "" });
-  return inputRequired.elicit({ message: params.message, requestedSchema: params.requestedSchema as never });
+/**
+ * The table of tasks a gateway passes through to hosts that declare the tasks extension: a task's end
+ * told as a call's result is (redacted, with how it was served), its questions as `inputRequests`.
+ */
+export function gatewayTasks(yard: Switchyard): HostTasks {
+  const redact = yard.redactor.text;
+  return new HostTasks({
+    end: async (result) => {
+      try {
+        return { status: "completed", result: wireResult((await result) as ToolResult, redact) };
+      } catch (error) {
+        if (error instanceof SwitchyardError && error.code === "CANCELLED") return { status: "cancelled" };
+        try {
+          return { status: "completed", result: callFailure(error, redact) };
+        } catch (failure) {
+          const { code, message } = failure as { code: number; message: string };
+          return { status: "failed", error: { code, message } };
+        }
+      }
+    },
+  });
 }

@@ -19,6 +19,17 @@ export const DEFAULT_GATEWAY_MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const DEFAULT_GATEWAY_PENDING_KEEP_MS = 60_000;
 /**
+ * How long a task the gateway passed through to a host (the tasks extension, 2026-07-28) is kept from its
+ * creation: its status and result can be fetched until then; a task still running then is cancelled
+ * (its server's task too) and dropped, so tasks a host never comes back for do not pile up (fixed).
+ */
+export const DEFAULT_GATEWAY_TASK_TTL_MS = 60 * 60_000;
+/**
+ * Tasks one gateway holds for its hosts at most, all identities together: past it the oldest ended one
+ * is dropped; when none has ended, the call is bridged (a plain `tools/call`) instead (fixed).
+ */
+export const DEFAULT_GATEWAY_MAX_TASKS = 1_000;
+/**
  * 2025-11-25 HTTP sessions one gateway keeps at most: a client that never ends its session (no DELETE)
  * must not grow the process without bound; past it the session unused longest is ended (its client gets
  * 404 and starts another). A session costs a server instance and its transport.
