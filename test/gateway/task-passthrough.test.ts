@@ -17,6 +17,8 @@ import { NODE, ROOT } from "../helpers.js";
 import { configFile, httpClient, startHttpGateway, textOf } from "./fleet.js";
 
 const TASK_SERVER = `${ROOT}test/fixtures/tasks-server-2026.mjs`;
+/** A 2025-11-25 task server (SDK v1's experimental tasks). */
+const OLD_TASK_SERVER = `${ROOT}test/fixtures/task-server.mjs`;
 const TASKS = "io.modelcontextprotocol/tasks";
 const TOKENS = { alice: "alice-token-0123456789abcdef", bob: "bob-token-0123456789abcdef" };
 type User = keyof typeof TOKENS;
@@ -27,7 +29,10 @@ const sessions: TaskEnabledSession[] = [];
 
 beforeAll(async () => {
   const file = configFile({
-    mcpServers: { jobs: { command: NODE, args: [TASK_SERVER, "--name", "jobs", "--poll", "50"] } },
+    mcpServers: {
+      jobs: { command: NODE, args: [TASK_SERVER, "--name", "jobs", "--poll", "50"] },
+      old: { command: NODE, args: [OLD_TASK_SERVER, "--name", "old"] },
+    },
     gateway: {
       auth: {
         tokens: [
@@ -132,6 +137,32 @@ describe("a task through the gateway, to a host that declares the tasks extensio
     expect(execution.handle.taskId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const { outcome } = await execution.settle();
     expect(outcome.status).toBe("completed");
+    expect(textOf(outcome.status === "completed" ? outcome.result : undefined)).toBe("crunched 2");
+  }, 60_000);
+
+  it("that fails ends completed with the tool error a plain call gets", async () => {
+    const host = await taskHost("alice");
+    const execution = await host.callTool("jobs_doomed", {}, { task: { preference: "allow" } });
+    expect(execution.kind).toBe("task");
+    if (execution.kind !== "task") return;
+    const { outcome } = await execution.settle();
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "completed" });
+    const result = outcome.status === "completed" ? (outcome.result as { isError?: boolean }) : undefined;
+    expect(result?.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^SERVER_ERROR: .*the disk is on fire/);
+  }, 60_000);
+
+  it("of a 2025-11-25 task server is passed through the same way", async () => {
+    const host = await taskHost("alice");
+    const execution = await host.callTool(
+      "old_crunch",
+      { steps: 2, ms: 50 },
+      { task: { preference: "allow" } },
+    );
+    expect(execution.kind).toBe("task");
+    if (execution.kind !== "task") return;
+    const { outcome } = await execution.settle();
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: "completed" });
     expect(textOf(outcome.status === "completed" ? outcome.result : undefined)).toBe("crunched 2");
   }, 60_000);
 
