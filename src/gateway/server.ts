@@ -321,6 +321,7 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   const cancel = () => call.abort.abort(ctx.mcpReq.signal.reason);
   if (ctx.mcpReq.signal.aborted) cancel();
   ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
+  let handedOver = false;
   try {
     for (;;) {
       const next = call.next();
@@ -328,6 +329,7 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
       if (round === "task") {
         taskMade = undefined;
         const task = parts.tasks?.create(call, parts.ownerOf(ctx), clientCapabilities(parts));
+        handedOver = task !== undefined;
         // The table is full of running tasks: the host gets the call bridged, as one without tasks.
         if (task) return task as unknown as CallToolResult;
         continue;
@@ -346,8 +348,11 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
     }
   } finally {
     ctx.mcpReq.signal.removeEventListener("abort", cancel);
-    call.progress = undefined;
-    call.log = undefined;
+    // A call handed over to a task keeps the progress hook its task set (its status messages).
+    if (!handedOver) {
+      call.progress = undefined;
+      call.log = undefined;
+    }
   }
   relay.forget(call);
   try {

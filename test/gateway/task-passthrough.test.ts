@@ -140,6 +140,28 @@ describe("a task through the gateway, to a host that declares the tasks extensio
     expect(textOf(outcome.status === "completed" ? outcome.result : undefined)).toBe("crunched 2");
   }, 60_000);
 
+  it("tells the server task's status messages on tasks/get", async () => {
+    const host = await taskHost("alice");
+    const execution = await host.callTool(
+      "jobs_crunch",
+      { steps: 20, ms: 200 },
+      { task: { preference: "allow" } },
+    );
+    expect(execution.kind).toBe("task");
+    if (execution.kind !== "task") return;
+    const { taskId } = execution.handle;
+    const messages: string[] = [];
+    for (let i = 0; i < 200 && !messages.some((m) => /^step \d+ of 20$/.test(m)); i++) {
+      const got = await post("alice", { method: "tasks/get", params: { taskId } });
+      const task = got.message?.result as { status: string; statusMessage?: string };
+      if (task.statusMessage) messages.push(task.statusMessage);
+      if (task.status !== "working") break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(messages).toContainEqual(expect.stringMatching(/^step \d+ of 20$/));
+    await execution.cancel();
+  }, 60_000);
+
   it("that fails ends completed with the tool error a plain call gets", async () => {
     const host = await taskHost("alice");
     const execution = await host.callTool("jobs_doomed", {}, { task: { preference: "allow" } });
