@@ -39,6 +39,8 @@
  * - `SKILL_REFUSED`: a skill a server serves (the Skills extension) failed a check — its entry (no
  *   digests, over the limits, a bad name), a file's size or digest, its `SKILL.md` frontmatter against
  *   the entry's, or a file its entry does not list; the message names the server, the skill and what.
+ * - `TASK_NOT_FOUND`: a task picked up again by its id (a plan run resumed) is not known to its server
+ *   any more (it expired, or the server restarted), and its tool was not safe to call again.
  */
 export type ErrorCode =
   | "CONFIG_INVALID"
@@ -67,6 +69,7 @@ export type ErrorCode =
   | "PROMPT_NOT_FOUND"
   | "TOOL_QUARANTINED"
   | "SKILL_REFUSED"
+  | "TASK_NOT_FOUND"
   /** The store (run records, sessions, audit log) cannot be opened, read or written. */
   | "STORE_ERROR"
   /**

@@ -153,6 +153,7 @@ export class Switchyard implements AsyncDisposable {
       identity: this.identity,
       isClosed: () => this.#closed,
       scopeCalls: options.wireTrace !== undefined,
+      recorded: async () => this.#recorder?.flush(),
     });
     for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
     this.#listeners = new ResourceListeners((input) => this.request(input));

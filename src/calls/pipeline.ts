@@ -35,6 +35,7 @@ import {
   resultText,
   toolResult,
 } from "./results.js";
+import { resumeTask } from "./resume-task.js";
 import { isRepeatable } from "./retry.js";
 import type { ManagedServer } from "./server.js";
 import type { JsonSchema } from "./validate.js";
@@ -51,6 +52,11 @@ export interface PipelineParts extends ResolveParts, Omit<RecorderParts, "audit"
   isClosed(): boolean;
   /** Enter a call scope around each request (for wire records that name their call). */
   scopeCalls: boolean;
+  /**
+   * Resolves when the records of the events so far are written (the store's recorder): a task's id is
+   * kept before the task is followed, so a process killed meanwhile leaves it behind.
+   */
+  recorded?: (() => Promise<void>) | undefined;
   /**
    * Redacts a failure's text (the Switchyard's redactor): what a server said in an error, or left on its
    * stderr, reaches the caller, the record and the span without the secrets in it.
@@ -215,6 +221,10 @@ export class RequestPipeline {
     context: RequestContext,
     record: RequestRecord,
   ): Promise<RequestResult> {
+    if (input.kind === "tool" && input.resumeTask)
+      return resumeTask(input.resumeTask, resolved, context, this.#parts.logger, (taskId) =>
+        this.#send(input, resolved, context, record, taskId),
+      );
     const fallbacks = input.kind === "tool" ? this.#parts.server(resolved.server)?.fallback : undefined;
     if (!fallbacks) return this.#send(input, resolved, context, record);
     return serveWithFallback(fallbacks, resolved, context, record, this.#parts, (where, moved) =>
@@ -228,6 +238,7 @@ export class RequestPipeline {
     resolved: Resolved,
     context: RequestContext,
     record: RequestRecord,
+    taskId?: string,
   ): Promise<RequestResult> {
     const server = this.#parts.server(resolved.server)!;
     const guarded = {
@@ -249,9 +260,11 @@ export class RequestPipeline {
           tool: resolved.tool,
           args,
           ...(onProgress ? { onProgress } : {}),
-          onTask: (taskId) => {
-            record.task(taskId);
-            input.onTask?.(taskId);
+          ...(taskId !== undefined ? { resumeTask: taskId } : {}),
+          onTask: async (created) => {
+            record.task(created);
+            input.onTask?.(created);
+            await this.#parts.recorded?.();
           },
         };
         // A tool quarantined since it was resolved (its lazy server, started for this call, listed it
@@ -261,7 +274,10 @@ export class RequestPipeline {
         // The server's result cache, when it has one and the tool only reads: after the policy and the
         // approval (a refused call stays refused), before the guard (a hit, or a call that joins an
         // identical one in flight, sends nothing).
-        const key = server.cache?.keyOf(resolved.tool, resolved.entry, args, context.identity);
+        const key =
+          taskId === undefined
+            ? server.cache?.keyOf(resolved.tool, resolved.entry, args, context.identity)
+            : undefined;
         if (key === undefined) return send();
         const where = { server: resolved.server, tool: resolved.tool };
         return server.cache!.serve(key, send, (shared) =>

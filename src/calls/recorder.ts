@@ -125,10 +125,24 @@ export class RequestRecord {
     return this.#span;
   }
 
-  /** The server runs the call as a task: the record, events and span carry its id. */
+  /**
+   * The server runs the call as a task (or a task was picked up for it): the record, events and span
+   * carry its id, and `call_task` says it at once.
+   */
   task(taskId: string): void {
     this.#taskId = taskId;
     this.#span?.setAttribute("switchyard.task.id", taskId);
+    if (!this.#listened) return;
+    const { id, name, options } = this.#start;
+    this.#emit({
+      type: "call_task",
+      id,
+      name,
+      ...(options.runId !== undefined ? { runId: options.runId } : {}),
+      ...(this.#where ?? {}),
+      ...(this.#servedBy !== undefined ? { servedBy: this.#servedBy } : {}),
+      taskId,
+    });
   }
 
   /** The request went to a fallback server (its own was down): the record, events and span say which. */

@@ -108,6 +108,14 @@ export interface RunCallOptions {
   check?: (call: CallToCheck) => RecordedError | undefined;
   /** Tools the run answers itself, looked up before the catalog (a local name hides a catalog tool). */
   local?: (name: string) => LocalCall | undefined;
+  /**
+   * A task its server made for an earlier attempt at this call (a plan run resumed, by the record kept
+   * of it): the call picks it up by its id and follows it to its result instead of calling the tool
+   * again, through every stage of the pipeline. When the server no longer knows the task, the tool is
+   * called anew only when it is safe to repeat (`readOnlyHint` or `idempotentHint`); otherwise the call
+   * fails with `TASK_NOT_FOUND`, which names the task and its server.
+   */
+  resumeTask?: { taskId: string; server: string };
 }
 
 /** One request, as given to the pipeline (`Switchyard.request`); each public method builds one. */

@@ -38,8 +38,17 @@ export type ServerRequest =
       args: Record<string, unknown>;
       /** Each progress notification the server sends for the call; none: progress is not asked for. */
       onProgress?: ((progress: CallProgress) => void) | undefined;
-      /** Told the id of the task the server created for the call, when it runs as one. */
-      onTask?: ((taskId: string) => void) | undefined;
+      /**
+       * Told the id of the task the server created for the call, when it runs as one (or of the task
+       * picked up); awaited before the task is followed, so what keeps the id has it while the task runs.
+       */
+      onTask?: ((taskId: string) => void | Promise<void>) | undefined;
+      /**
+       * A task the server made for an earlier attempt at this call (a plan run resumed): it is picked up
+       * by its id and followed to its result, and the tool is not called. `TASK_NOT_FOUND` when the
+       * server does not know it any more.
+       */
+      resumeTask?: string | undefined;
     }
   | { method: "resources/read"; uri: string }
   | { method: "resources/subscribe"; uri: string }
@@ -237,7 +246,15 @@ async function callTool(
   options: AttemptOptions,
 ): Promise<CallToolResult> {
   const { client, session } = on;
-  const { tool, args, onProgress, onTask } = request;
+  const { tool, args, onProgress, onTask, resumeTask } = request;
+  const taskOptions = {
+    ...(onTask ? { onTask } : {}),
+    timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),
+    ...(onProgress ? { onProgress } : {}),
+  };
+  if (resumeTask !== undefined) return session.tasks.resume(client, tool, resumeTask, taskOptions);
   const plan = planOf(on.tools);
   // A tool that must run as a task (execution.taskSupport "required", 2025-11-25) is followed to its
   // result; "optional" ones are called plainly (the server then runs them within the call). On
@@ -245,13 +262,7 @@ async function callTool(
   // extension, so every call to a server that offers the extension may become a task.
   const modernTasks = client.getProtocolEra() === "modern" && declaresExtension(client, TASKS_EXTENSION);
   if (plan.taskOnly.has(tool) || modernTasks) {
-    return session.tasks.call(client, tool, args, {
-      ...(onTask ? { onTask } : {}),
-      timeoutMs: options.timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.maxTotalTimeoutMs !== undefined ? { maxTotalTimeoutMs: options.maxTotalTimeoutMs } : {}),
-      ...(onProgress ? { onProgress } : {}),
-    });
+    return session.tasks.call(client, tool, args, taskOptions);
   }
   // The 2026-07-28 revision carries W3C trace context in the request's `_meta` (SEP-414).
   const modern = client.getDiscoverResult() !== undefined;

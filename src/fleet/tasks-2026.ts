@@ -20,7 +20,7 @@ import {
   type TaskOutcome,
   type ToolExecution,
 } from "@modelcontextprotocol/ext-tasks/client";
-import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
+import type { JsonValue, TaskId } from "@modelcontextprotocol/ext-tasks/core";
 import { abortable } from "../abort.js";
 import { DEFAULT_TASK_CANCEL_TIMEOUT_MS } from "../config/defaults.js";
 import { messageOf, SwitchyardError } from "../errors.js";
@@ -29,6 +29,7 @@ import type { ClientRequests } from "./client-requests.js";
 import type { RawRequests } from "./raw-requests.js";
 import { currentRequestOrigin, type RequestOrigin } from "./request-origin.js";
 import type { TaskDeadline } from "./task-deadline.js";
+import { unknownTask } from "./unknown-task.js";
 
 /** What one task call hands the questions its task asks: whose call it is, and when to stop asking. */
 interface CallContext {
@@ -51,8 +52,8 @@ export interface ModernTaskCall {
   deadline: TaskDeadline;
   /** The progress token of the call: the server's progress goes on through the task's life. */
   token: string;
-  /** Told the task's id once the server created it. */
-  onTask?: (taskId: string) => void;
+  /** Told the task's id once the server created it (or it was picked up), and awaited before it is followed. */
+  onTask?: (taskId: string) => void | Promise<void>;
   /** Told each status of the task the client observes (polled or notified). */
   onStatus?: (status: string, message: string | undefined) => void;
 }
@@ -99,11 +100,52 @@ export class ModernTasks {
       },
     );
     if (execution.kind === "immediate") return this.#result(tool, undefined, await execution.result());
+    return this.#settle(execution, tool, call);
+  }
+
+  /**
+   * Pick up a task the server made for an earlier call of `tool` (by this process or one before it):
+   * `tasks/get` looks it up, then it is followed to its result as {@link call} follows a new one.
+   * @throws SwitchyardError `TASK_NOT_FOUND` when the server answers that it does not know the task.
+   */
+  async resume(client: Client, tool: string, taskId: string, call: ModernTaskCall): Promise<CallToolResult> {
+    const { deadline } = call;
+    const session = this.#sessionFor(client);
+    let execution: ToolExecution<unknown, CallContext>;
+    try {
+      execution = await session.resumeTask(
+        {
+          endpointId: session.endpointId,
+          generation: "v2",
+          taskId: taskId as TaskId,
+          originalOperation: "tools/call",
+        },
+        {
+          signal: deadline.signal,
+          applicationContext: { origin: currentRequestOrigin(), signal: deadline.signal },
+          requestTimeoutMs: deadline.requestOptions().timeout,
+        },
+      );
+    } catch (error) {
+      throw unknownTask(error, { server: this.#setup.server, tool, taskId }) ?? error;
+    }
+    if (execution.kind === "immediate") return this.#result(tool, taskId, await execution.result());
+    return this.#settle(execution, tool, call);
+  }
+
+  /** A task's execution followed to its outcome; the caller's deadline cancels it. */
+  async #settle(
+    execution: Extract<ToolExecution<unknown, CallContext>, { kind: "task" }>,
+    tool: string,
+    call: ModernTaskCall,
+  ): Promise<CallToolResult> {
+    const { deadline } = call;
     const { taskId } = execution.handle;
-    call.onTask?.(taskId);
-    this.#setup.logger.debug({ task: taskId, tool }, "task created");
     this.#inFlight += 1;
     try {
+      // Awaited: whoever keeps the id (a run's record) has it before the task is followed.
+      await call.onTask?.(taskId);
+      this.#setup.logger.debug({ task: taskId, tool }, "task followed");
       const settled = execution.settle({
         onEvent: (event) => {
           if (event.type !== "task") return;

@@ -21,7 +21,8 @@ import { RawRequests } from "./raw-requests.js";
 import type { AttemptOptions, CallProgress } from "./requests.js";
 import { forwardGet } from "./tap-transport.js";
 import { nap, TaskDeadline } from "./task-deadline.js";
-import { ModernTasks } from "./tasks-2026.js";
+import { type ModernTaskCall, ModernTasks } from "./tasks-2026.js";
+import { unknownTask } from "./unknown-task.js";
 
 /**
  * The protocol revision whose core has tasks (task-augmented `tools/call`, `tasks/get`, `tasks/result`,
@@ -55,8 +56,8 @@ export function taskCallsUnavailable(client: Client): string | undefined {
 export interface TaskCallOptions extends AttemptOptions {
   /** Each progress notification of the task, through its whole life. */
   onProgress?: (progress: CallProgress) => void;
-  /** Told the task's id once the server created it. */
-  onTask?: (taskId: string) => void;
+  /** Told the task's id once the server created it (or it was picked up), and awaited before it is followed. */
+  onTask?: (taskId: string) => void | Promise<void>;
 }
 
 /** What the task calls of a session answer a task's questions with, and say of the client. */
@@ -157,14 +158,92 @@ export class TaskCalls {
     args: Record<string, unknown>,
     options: TaskCallOptions,
   ): Promise<CallToolResult> {
+    this.#checkAvailable(client, tool, "must run as a task (execution.taskSupport: required)");
+    return this.#follows(client, tool, options, {
+      modern: (call) => this.#modern.call(client, tool, args, call),
+      legacy: async (deadline, token) => {
+        const created = await client.request(
+          {
+            method: "tools/call",
+            params: {
+              name: tool,
+              arguments: args,
+              task: { ttl: deadline.totalMs },
+              _meta: { progressToken: token },
+            },
+          },
+          specTypeSchemas.CreateTaskResult,
+          deadline.requestOptions(),
+        );
+        return created.task;
+      },
+    });
+  }
+
+  /**
+   * Pick up a task the server made for an earlier call of `tool` — by this process or one before it (a
+   * plan run resumed) — and follow it to its result as {@link call} does: `tasks/get` looks it up, then
+   * the same polling and result (`tasks/result`, or the extension's `tasks/get` result on 2026-07-28).
+   * Nothing is sent to the tool itself.
+   * @throws SwitchyardError `TASK_NOT_FOUND` when the server answers the lookup that it does not know the
+   *   task (expired, or forgotten in a restart), or when the connection cannot run tasks any more; the rest
+   *   as {@link call}.
+   */
+  async resume(
+    client: Client,
+    tool: string,
+    taskId: string,
+    options: TaskCallOptions,
+  ): Promise<CallToolResult> {
     const unavailable = taskCallsUnavailable(client);
     if (unavailable !== undefined) {
       throw new SwitchyardError(
-        "CAPABILITY_MISSING",
-        `tool ${tool} on server ${this.#server} must run as a task (execution.taskSupport: required), and ${unavailable}`,
-        { server: this.#server, tool, capability: "tasks", delivery: "final", serverFault: false },
+        "TASK_NOT_FOUND",
+        `task ${taskId} of tool ${tool} cannot be picked up on server ${this.#server}: ${unavailable}`,
+        { server: this.#server, tool, delivery: "final", serverFault: false },
       );
     }
+    return this.#follows(client, tool, options, {
+      modern: (call) => this.#modern.resume(client, tool, taskId, call),
+      legacy: async (deadline) => {
+        try {
+          return await client.request(
+            { method: "tasks/get", params: { taskId } },
+            specTypeSchemas.GetTaskResult,
+            deadline.requestOptions(),
+          );
+        } catch (error) {
+          throw unknownTask(error, { server: this.#server, tool, taskId }) ?? error;
+        }
+      },
+    });
+  }
+
+  /** Why a tool call cannot run as a task here, thrown as `CAPABILITY_MISSING`. */
+  #checkAvailable(client: Client, tool: string, why: string): void {
+    const unavailable = taskCallsUnavailable(client);
+    if (unavailable === undefined) return;
+    throw new SwitchyardError(
+      "CAPABILITY_MISSING",
+      `tool ${tool} on server ${this.#server} ${why}, and ${unavailable}`,
+      { server: this.#server, tool, capability: "tasks", delivery: "final", serverFault: false },
+    );
+  }
+
+  /**
+   * One task followed to its result, under one deadline that its signs of life push back: on
+   * 2026-07-28 by the extension's client (`modern`), on 2025-11-25 here, from the task `legacy` gives
+   * (created or looked up).
+   */
+  async #follows(
+    client: Client,
+    tool: string,
+    options: TaskCallOptions,
+    start: {
+      modern: (call: ModernTaskCall) => Promise<CallToolResult>;
+      legacy: (deadline: TaskDeadline, token: string) => Promise<Task>;
+    },
+  ): Promise<CallToolResult> {
     const deadline = new TaskDeadline(options.timeoutMs, options.maxTotalTimeoutMs, options.signal);
     const token = `switchyard-task-${++this.#calls}`;
     this.#progress.set(token, (progress) => {
@@ -175,7 +254,7 @@ export class TaskCalls {
     let statuses = 0;
     try {
       if (client.getProtocolEra() === "modern") {
-        return await this.#modern.call(client, tool, args, {
+        return await start.modern({
           deadline,
           token,
           ...(options.onTask ? { onTask: options.onTask } : {}),
@@ -186,21 +265,8 @@ export class TaskCalls {
           },
         });
       }
-      const created = await client.request(
-        {
-          method: "tools/call",
-          params: {
-            name: tool,
-            arguments: args,
-            task: { ttl: deadline.totalMs },
-            _meta: { progressToken: token },
-          },
-        },
-        specTypeSchemas.CreateTaskResult,
-        deadline.requestOptions(),
-      );
-      task = created.task;
-      options.onTask?.(task.taskId);
+      task = await start.legacy(deadline, token);
+      await options.onTask?.(task.taskId);
       task = await this.#follow(client, task, deadline);
       return await this.#outcome(client, tool, task, deadline);
     } catch (error) {

@@ -25,6 +25,11 @@ export interface PlanCheckpointer {
 export interface PlanResume {
   runId: string;
   completed: ReadonlyArray<{ id: string; output: PlanStepOutput }>;
+  /**
+   * Steps cut short while their call ran as a task (its id recorded, no outcome): each picks its task
+   * up on `server` instead of calling the tool again (`resumeTask` of the request).
+   */
+  tasks?: ReadonlyArray<{ id: string; taskId: string; server: string }>;
 }
 
 /**

@@ -186,6 +186,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       }
     }
     const stepLimitMs = step.timeoutMs ?? Number.POSITIVE_INFINITY;
+    const task = refusal ? undefined : options.resume?.tasks?.find((cut) => cut.id === step.id);
     const outcome = await host.request({
       kind: "tool",
       name: step.tool,
@@ -195,6 +196,7 @@ export async function runPlan(plan: Plan, options: RunPlanOptions): Promise<Plan
       timeoutMs: Math.max(1, Math.min(stepLimitMs, deadline.left())),
       ...(options.identity ? { identity: options.identity } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(task ? { resumeTask: { taskId: task.taskId, server: task.server } } : {}),
       // A step refused here is recorded as such, not as cancelled: it never was to run.
       ...(refusal ? { check: () => refusal } : options.signal ? { signal: options.signal } : {}),
     });

@@ -129,6 +129,13 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
       }
       return writes;
     }
+    case "call_task": {
+      // The call's row exists (its call_started came first): the id is kept while the task runs.
+      const runId = event.runId ?? event.id;
+      const writes: Write[] = [["callTaskId", [event.taskId, runId, event.id]]];
+      if (event.servedBy !== undefined) writes.push(["callServedBy", [event.servedBy, runId, event.id]]);
+      return writes;
+    }
     case "call_shaped":
       return [["callShaped", [recorded(event.text, policy), event.runId, event.id]]];
     case "answer":

@@ -133,6 +133,21 @@ export type SwitchyardEvent =
       total?: number;
       message?: string;
     }
+  | {
+      /**
+       * The server runs the call as a task (or a task of an earlier attempt was picked up for it): its
+       * id, as soon as the server gave it, so that a run cut short keeps it.
+       */
+      type: "call_task";
+      runId?: string;
+      id: string;
+      name: string;
+      server?: string;
+      tool?: string;
+      /** The fallback server the task runs on, when the call's own server was down. */
+      servedBy?: string;
+      taskId: string;
+    }
   | ({ type: "call_finished"; step?: number } & CallRecord)
   /** What an agent gave the model for a call: its result shaped to the budget, or what went wrong. */
   | { type: "call_shaped"; runId: string; step: number; id: string; text: string }

@@ -150,7 +150,8 @@ async function resumable(store: Store, runId: string, plan: Plan, file: string) 
       `no plan run ${runId} is recorded in ${store.location}: see switchyard runs for the runs there`,
       EXIT_USAGE,
     );
-  const outcome = (await store.run(runId))?.outcome;
+  const stored = await store.run(runId);
+  const outcome = stored?.outcome;
   if (outcome === "ok")
     throw new CliError(`run ${runId} finished ok: there is nothing to resume`, EXIT_USAGE);
   if (outcome === "running")
@@ -161,7 +162,18 @@ async function resumable(store: Store, runId: string, plan: Plan, file: string) 
       EXIT_USAGE,
     );
   const completed = saved.steps.map(({ id, output }) => ({ id, output: JSON.parse(output) }));
-  return { resume: { runId, completed }, input: JSON.parse(saved.input) as Record<string, unknown> };
+  const done = new Set(completed.map((step) => step.id));
+  // A step's call that had become a task and never ended (the process was killed): its task is picked
+  // up on the server that ran it, not called again.
+  const tasks = (stored?.calls ?? []).flatMap((call) =>
+    call.taskId !== undefined && call.ok === undefined && call.server !== undefined && !done.has(call.id)
+      ? [{ id: call.id, taskId: call.taskId, server: call.servedBy ?? call.server }]
+      : [],
+  );
+  return {
+    resume: { runId, completed, ...(tasks.length ? { tasks } : {}) },
+    input: JSON.parse(saved.input) as Record<string, unknown>,
+  };
 }
 
 /** What was undone after a failure (`onFailure: compensate`), one line each, latest step first. */
