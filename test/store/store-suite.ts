@@ -323,6 +323,36 @@ export function storeSuite(name: string, fresh: FreshStore | undefined, skipReas
       ]);
     });
 
+    it("keeps a task's id as soon as the server created it, before the call ends (issue 28)", async () => {
+      const { store } = await start();
+      await store.record([
+        { type: "run_started", runId: "run_t", kind: "plan", time: new Date().toISOString() },
+        {
+          type: "call_started",
+          runId: "run_t",
+          id: "render",
+          name: "jobs_render",
+          server: "jobs",
+          tool: "render",
+          arguments: "{}",
+        },
+      ]);
+      await store.record([
+        {
+          type: "call_task",
+          runId: "run_t",
+          id: "render",
+          name: "jobs_render",
+          server: "jobs",
+          tool: "render",
+          taskId: "task-9",
+        },
+      ]);
+      const [call] = (await store.run("run_t"))!.calls;
+      expect(call).toMatchObject({ id: "render", server: "jobs", tool: "render", taskId: "task-9" });
+      expect(call!.ok).toBeUndefined();
+    });
+
     it("keeps what another connection wrote, and opening again migrates nothing twice", async () => {
       const { store, reopen } = await start();
       await store.record(agentRun("run_a"));
