@@ -80,10 +80,10 @@ describe("a tool call given resumeTask, on 2025-11-25", () => {
       arguments: { steps: 1, ms: 10 },
       resumeTask: { taskId: "task-gone", server: "jobs" },
     });
-    expect(outcome.ok).toBe(false);
+    if (outcome.ok) throw new Error("expected the call to fail");
     expect(outcome.error).toMatchObject({ code: "TASK_NOT_FOUND", server: "jobs", tool: "crunch" });
-    expect(outcome.error!.message).toMatch(/server jobs does not know task task-gone of tool crunch/);
-    expect(outcome.error!.message).toMatch(/not marked read-only or idempotent, so it was not called again/);
+    expect(outcome.error.message).toMatch(/server jobs does not know task task-gone of tool crunch/);
+    expect(outcome.error.message).toMatch(/not marked read-only or idempotent, so it was not called again/);
     // Nothing was called: crunch is not safe to repeat.
     expect(sent(wire, "tools/call")).toHaveLength(0);
   });
