@@ -263,7 +263,12 @@ export class RequestPipeline {
           ...(taskId !== undefined ? { resumeTask: taskId } : {}),
           onTask: async (created) => {
             record.task(created);
-            input.onTask?.(created);
+            try {
+              input.onTask?.(created);
+            } catch {
+              // the caller's callback is its own affair, as its onProgress is
+            }
+            // The id is in the store before the task is followed: a process killed meanwhile leaves it.
             await this.#parts.recorded?.();
           },
         };

@@ -10,7 +10,8 @@ import { CLI, type HttpServer, NODE, ROOT, runCli, startHttpServer } from "../he
  * A plan run killed while a step's tool call runs as a task (2026-07-28, the tasks extension) and then
  * resumed (`switchyard run --resume`): the task's id is in the store while it runs, and the resumed run
  * picks the task up on the server instead of calling the tool again. The task server runs over
- * Streamable HTTP as the test's own process, so it outlives the CLI processes.
+ * Streamable HTTP as the test's own process, so it outlives the CLI processes. Each test starts the CLI
+ * twice (and opens the store many times): on a loaded machine that takes longer than the default 30 s.
  */
 
 const TASK_SERVER = `${ROOT}test/fixtures/tasks-server-2026.mjs`;
@@ -135,7 +136,7 @@ describe("switchyard run --resume of a step whose call had become a task", () =>
     } finally {
       await store.close();
     }
-  });
+  }, 120_000);
 
   it("calls a read-only tool anew when the server forgot its task, and fails a tool not safe to repeat with TASK_NOT_FOUND", async () => {
     const { url, db, config, planFile } = await setUp({
@@ -171,5 +172,5 @@ describe("switchyard run --resume of a step whose call had become a task", () =>
     expect(fresh).not.toBe(taskOf("survey"));
     expect(step("survey")).toMatchObject({ ok: true });
     expect(result.outputs).toEqual({ surveyed: `surveyed by ${fresh}` });
-  });
+  }, 120_000);
 });
