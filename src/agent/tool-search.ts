@@ -3,7 +3,13 @@ import type { RoutingMode } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
 import type { ModelTool } from "../models/model.js";
 import type { Router } from "../routing/router.js";
-import { descriptionLine, SEARCH_TOOLS_NAME, searchCatalog } from "../routing/search.js";
+import {
+  descriptionLine,
+  SEARCH_QUERY_DESCRIPTION,
+  SEARCH_TOOLS_GUIDE,
+  SEARCH_TOOLS_NAME,
+  searchCatalog,
+} from "../routing/search.js";
 import type { SelectionContext } from "./agent.js";
 import type { RunState } from "./guards.js";
 import type { LocalTool, LocalToolState } from "./local-tools.js";
@@ -76,15 +82,11 @@ export class ToolSearch {
       tool: {
         name: SEARCH_TOOLS_NAME,
         description:
-          "Search the tool catalog for the tools you need, by what you want to do (in English or Chinese, " +
-          'e.g. "refund an order", "查询天气"). The tools found can be called from your next turn on. Search ' +
-          "again with other words when nothing fits; call a tool for live or specific data instead of " +
-          "answering from memory.",
+          `${SEARCH_TOOLS_GUIDE} The tools found can be called from your next turn on. Search again with ` +
+          "other words when nothing fits; call a tool for live or specific data instead of answering from memory.",
         parameters: {
           type: "object",
-          properties: {
-            query: { type: "string", description: "What the tool should do, in a few words." },
-          },
+          properties: { query: { type: "string", description: SEARCH_QUERY_DESCRIPTION } },
           required: ["query"],
         },
       },
@@ -144,13 +146,13 @@ export class ToolSearch {
   async #search(args: unknown, state: LocalToolState, limit: number): Promise<string> {
     const query = (args as { query?: unknown } | null)?.query;
     if (typeof query !== "string" || !query.trim())
-      return `${SEARCH_TOOLS_NAME} needs a "query": what the tool should do, in a few words (e.g. "refund an order").`;
+      return `${SEARCH_TOOLS_NAME} needs a "query": one tool need, an action and its object (e.g. "read file contents").`;
     this.#options.sync?.();
     const router = this.#options.router;
     // Only tools the run may be offered (its identity's) are named.
     const hits = await searchCatalog(router, query, { limit, allowed: state.offerable });
     if (hits.length === 0)
-      return `No tool matched "${query}". Search again with other words (the action and the thing, in English or Chinese).`;
+      return `No tool matched "${query}". Search again with other words (an action and its object, in English or Chinese).`;
     const run = this.#run(state);
     const lines = hits.map((hit) => {
       const known = run.offered.includes(hit.id);

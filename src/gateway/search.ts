@@ -3,7 +3,13 @@ import { DEFAULT_TOOL_SEARCH_RESULTS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import { routerFor, syncRouter } from "../routing/catalog-router.js";
 import type { Router } from "../routing/router.js";
-import { descriptionLine, SEARCH_TOOLS_NAME, searchCatalog } from "../routing/search.js";
+import {
+  descriptionLine,
+  SEARCH_QUERY_DESCRIPTION,
+  SEARCH_TOOLS_GUIDE,
+  SEARCH_TOOLS_NAME,
+  searchCatalog,
+} from "../routing/search.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
 
@@ -36,12 +42,12 @@ export class ToolSearch {
       {
         name: SEARCH_TOOLS_NAME,
         description:
-          'Search this gateway\'s tool catalog by what you want to do (e.g. "refund an order", "查询天气"). ' +
-          `Answers with the best matching tools, their descriptions and input schemas; call one with ${CALL_TOOL_NAME}.`,
+          `${SEARCH_TOOLS_GUIDE} Answers with the best matching tools, their descriptions and input ` +
+          `schemas; call one with ${CALL_TOOL_NAME}.`,
         inputSchema: {
           type: "object",
           properties: {
-            query: { type: "string", description: "What the tool should do, in a few words." },
+            query: { type: "string", description: SEARCH_QUERY_DESCRIPTION },
             limit: {
               type: "integer",
               minimum: 1,
@@ -77,7 +83,7 @@ export class ToolSearch {
     if (typeof query !== "string" || query.trim() === "")
       throw new SwitchyardError(
         "INVALID_ARGUMENTS",
-        `${SEARCH_TOOLS_NAME} needs a "query": what the tool should do, in a few words (e.g. "refund an order")`,
+        `${SEARCH_TOOLS_NAME} needs a "query": one tool need, an action and its object (e.g. "read file contents")`,
       );
     if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_SEARCH_RESULTS)
       throw new SwitchyardError(

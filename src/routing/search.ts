@@ -4,6 +4,20 @@ import type { RankedTool } from "./strategy.js";
 /** The name of the tool a model (or an MCP client of the gateway) searches the catalog with. */
 export const SEARCH_TOOLS_NAME = "search_tools";
 
+/**
+ * What `search_tools` is for and how to search, the opening of its description wherever it is offered
+ * (the agent's and the gateway's; each adds a sentence on how the tools found are called). Searching by a
+ * tool need — an action and its object — matches how tools are named and described, better than the
+ * user's whole request; a request with several needs is several searches. Offered on every turn: short.
+ */
+export const SEARCH_TOOLS_GUIDE =
+  "Search the tool catalog by a tool need: an action and its object, in English or Chinese " +
+  '(e.g. "commit staged changes", "read file contents", "查询天气"). One need per search: a request ' +
+  "with several needs takes several searches.";
+
+/** The description of `search_tools`' `query` parameter (agent and gateway). */
+export const SEARCH_QUERY_DESCRIPTION = 'One tool need: an action and its object, e.g. "read file contents".';
+
 /** Characters of a tool's description a search answer keeps: its first line, cut here. */
 const DESCRIPTION_CHARS = 160;
 

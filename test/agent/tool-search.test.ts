@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { ToolSearch as GatewayToolSearch } from "../../src/gateway/search.js";
 import { type AgentConfig, createAgent, Switchyard } from "../../src/index.js";
 import {
   type ReceivedRequest,
@@ -136,5 +137,19 @@ describe("tool search (routing.mode: search)", () => {
     await createAgent(route.yard, route.config).run("Refund an order");
     expect(toolNames(route.model.requests[0]!)).not.toContain("search_tools");
     expect(toolNames(route.model.requests[0]!)).toHaveLength(12);
+  });
+
+  it("asks for a tool need (an action and its object), in the same words as the gateway's search_tools", async () => {
+    const { yard, model, config } = await setup([{ content: "nothing to do" }], { mode: "search" });
+    await createAgent(yard, config).run("Hello");
+    const sent = model.requests[0]!.tools!.find((tool) => tool.function.name === "search_tools")!.function;
+    const served = new GatewayToolSearch(yard).tools().find((tool) => tool.name === "search_tools")!;
+    const opening = (text: string) => text.split(". ").slice(0, 2).join(". ");
+    expect(opening(sent.description!)).toContain("a tool need: an action and its object");
+    expect(opening(sent.description!)).toBe(opening(served.description!));
+    const queryOf = (schema: unknown) =>
+      (schema as { properties: { query: { description: string } } }).properties.query.description;
+    expect(queryOf(sent.parameters)).toBe(queryOf(served.inputSchema));
+    expect(queryOf(sent.parameters)).toContain("an action and its object");
   });
 });
