@@ -1,10 +1,16 @@
-import { DEFAULT_NUDGE, DEFAULT_ROUTING_MODE, DEFAULT_SUMMARIZER } from "../config/defaults.js";
+import {
+  DEFAULT_NUDGE,
+  DEFAULT_ROUTING_MODE,
+  DEFAULT_ROUTING_REWRITE,
+  DEFAULT_SUMMARIZER,
+} from "../config/defaults.js";
 import type { SwitchyardConfig } from "../config/schema.js";
 import type { ContextOptions } from "../context/active.js";
 import type { ModelProvider } from "../models/model.js";
 import { resolveModel } from "../models/resolve.js";
 import { Agent, type AgentHost, type AgentOptions } from "./agent.js";
 import { fallbackNudge } from "./nudge.js";
+import { QueryRewriter, type RewriteRecord } from "./query-rewrite.js";
 import { type RoutableHost, routerFor, routeTools, syncRouter } from "./route-tools.js";
 import { ToolSearch } from "./tool-search.js";
 
@@ -17,12 +23,20 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, "host" | 
   model?: ModelProvider;
   /** Called when a routing strategy's ranking fails (an embeddings endpoint down); the others are used. */
   onRoutingError?: (error: unknown, strategy: string) => void;
+  /**
+   * `routing.rewrite`: told once when the model's rewrite of a request into tool needs fails (the raw
+   * request is routed alone).
+   */
+  onRewriteWarning?: (message: string) => void;
+  /** `routing.rewrite`: each rewrite the model was asked for (not a model turn of the run: no step records it). */
+  onRewrite?: (record: RewriteRecord) => void;
 }
 
 /**
  * The agent as `switchyard ask`, `chat` and `demo` build it: the host's one router for the config's
  * `routing` section ({@link routerFor}) and its `mode` (`auto` by default: per-step routing up to
- * `searchAbove` tools, tool search above; `route`, `search` or `all`), the config's `agent` section
+ * `searchAbove` tools, tool search above; `route`, `search` or `all`; with `rewrite`, the model's tool
+ * needs for each request ranked beside it in the routed runs), the config's `agent` section
  * (system prompt, step limit, identical-call and per-tool call limits, skipServerAfter, parallel calls, the fallback nudge unless
  * `nudge: false`), and the model.
  *
@@ -38,15 +52,24 @@ export function createAgent(
   config: AgentConfig = {},
   options: CreateAgentOptions = {},
 ): Agent {
-  const { model, onRoutingError, ...overrides } = options;
+  const { model, onRoutingError, onRewriteWarning, onRewrite, ...overrides } = options;
   const section = config.agent ?? {};
   const routing = config.routing ?? {};
   const router = routerFor(host, config.routing, onRoutingError ? { onError: onRoutingError } : {});
   const sync = () => syncRouter(router);
   const mode = routing.mode ?? DEFAULT_ROUTING_MODE;
-  const route = routeTools(host, router);
   const nudge = section.nudge ?? DEFAULT_NUDGE;
   const chosenModel = model ?? resolveModel(config.model ? { section: config.model } : {});
+  // The model writes the query: one short call per new request, before its first routed step.
+  const rewrite =
+    (routing.rewrite ?? DEFAULT_ROUTING_REWRITE)
+      ? new QueryRewriter({
+          model: chosenModel,
+          ...(onRewriteWarning ? { onWarning: onRewriteWarning } : {}),
+          ...(onRewrite ? { onRewrite } : {}),
+        })
+      : undefined;
+  const route = routeTools(host, router, { rewrite });
   const agentOptions: AgentOptions = {
     model: chosenModel,
     host,

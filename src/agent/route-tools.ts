@@ -4,6 +4,7 @@ import { followCatalog, followingOf, type RoutableHost } from "../routing/catalo
 import type { Conversation } from "../routing/conversation.js";
 import { Router, type RouterOptions } from "../routing/router.js";
 import type { SelectionContext } from "./agent.js";
+import type { QueryRewriter } from "./query-rewrite.js";
 
 export {
   type RoutableCatalogChange,
@@ -18,11 +19,13 @@ export {
  * conversation so far: the latest user message weighs most, earlier ones and tools already used count,
  * used tools stay offered, and a small catalog is offered whole. Give it a router (from
  * {@link routerFor}), or router options for a router of its own; either way the router follows the
- * host's catalog, one server at a time.
+ * host's catalog, one server at a time. With a `rewrite` ({@link QueryRewriter}, `routing.rewrite`), the
+ * latest user message is first rewritten by the model into tool needs, each ranked as a part of it.
  */
 export function routeTools(
   host: RoutableHost,
   router: Router | RouterOptions = {},
+  options: { rewrite?: QueryRewriter | undefined } = {},
 ): (context: SelectionContext) => Promise<readonly string[]> {
   const entry =
     router instanceof Router
@@ -30,7 +33,9 @@ export function routeTools(
       : followCatalog(host, router);
   return async ({ messages, usedTools, explain }) => {
     entry.sync();
-    const offered = await entry.router.select(toConversation(messages, usedTools));
+    const conversation = toConversation(messages, usedTools);
+    const needs = options.rewrite ? await options.rewrite.needs(conversation.latestUserMessage) : [];
+    const offered = await entry.router.select(needs.length ? { ...conversation, needs } : conversation);
     // The step's record keeps each tool's score and why it was offered (ranked, pinned, used, all).
     explain?.(
       offered.map((tool) => ({

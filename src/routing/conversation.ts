@@ -15,6 +15,8 @@ export interface Conversation {
   otherMessages?: readonly string[];
   /** Catalog names (tool ids) of the tools the model already called, oldest first. */
   usedToolNames?: readonly string[];
+  /** The latest user message rewritten into tool needs (`routing.rewrite`; see RoutingQuery's `needs`). */
+  needs?: readonly string[];
 }
 
 /** How much the parts of a conversation weigh beside the latest user message (weight 1). */
@@ -52,9 +54,10 @@ export function conversationQuery(
     conversation.usedToolNames?.map((id) => options.toolText?.(id) ?? id),
     weights.usedTool ?? DEFAULT_USED_TOOL_WEIGHT,
   );
+  const needs = conversation.needs?.length ? { needs: conversation.needs } : {};
   return context.length > 0
-    ? { text: conversation.latestUserMessage, context }
-    : { text: conversation.latestUserMessage };
+    ? { text: conversation.latestUserMessage, context, ...needs }
+    : { text: conversation.latestUserMessage, ...needs };
 }
 
 /** A line that opens a turn of a transcript: `user: …`, `assistant: …`, `system: …`, `tool: …`. */

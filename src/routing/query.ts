@@ -14,11 +14,29 @@ export interface RoutingQuery {
   text: string;
   /** Earlier messages, tools already used…, each with a weight below 1. */
   context?: readonly QueryPart[];
+  /**
+   * The request rewritten into tool needs ("commit staged changes", "read file contents"), e.g. by a model
+   * (`routing.rewrite`): each is ranked as a part of the request beside its own sentences, which stay
+   * evidence too (see {@link withNeeds}).
+   */
+  needs?: readonly string[];
 }
 
 /** A query given as plain text is a request with no context. */
 export function toRoutingQuery(query: string | RoutingQuery): RoutingQuery {
   return typeof query === "string" ? { text: query } : query;
+}
+
+/**
+ * The query a strategy ranks: the request with its tool needs as more sentences of it, one a line. Each
+ * part of a request is ranked on its own and gets its share of the offer (clauses.ts, the lexical
+ * strategy's parts), so each need does, and the request's own words still count: a need that misses
+ * loses nothing the request finds.
+ */
+export function withNeeds(query: RoutingQuery): RoutingQuery {
+  const { needs, ...rest } = query;
+  const lines = (needs ?? []).map((need) => need.replace(/\s+/g, " ").trim()).filter(Boolean);
+  return lines.length === 0 ? rest : { ...rest, text: [query.text, ...lines].join("\n") };
 }
 
 /**

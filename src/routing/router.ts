@@ -6,7 +6,7 @@ import {
 } from "../config/defaults.js";
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
 import { type RoutingHint, RoutingHints } from "./hints.js";
-import { type RoutingQuery, toRoutingQuery } from "./query.js";
+import { type RoutingQuery, toRoutingQuery, withNeeds } from "./query.js";
 import { LexicalStrategy } from "./strategies/lexical.js";
 import type { RankedTool, RoutingStrategy } from "./strategy.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
@@ -171,9 +171,10 @@ export class Router {
 
   /** The best `topK` tools for a request (or a request with weighted context), best first. */
   async rank(query: string | RoutingQuery, options: RankToolsOptions = {}): Promise<RoutedTool[]> {
+    // Hints read the request as written; the strategy ranks it with its tool needs, if any.
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
-    const ranked = await this.#strategy.rank(routing, {
+    const ranked = await this.#strategy.rank(withNeeds(routing), {
       limit,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -190,7 +191,7 @@ export class Router {
       throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
-    return this.#hinted(routing.text, this.#routed(strategy.rankNow(routing, limit)), limit);
+    return this.#hinted(routing.text, this.#routed(strategy.rankNow(withNeeds(routing), limit)), limit);
   }
 
   /**
@@ -292,7 +293,8 @@ export class Router {
     if (wanted <= 0) return new Set();
     if (!query.context?.length || !this.#strategy.rankNow)
       return new Set(ranked.slice(0, wanted).map((hit) => hit.id));
-    return new Set(this.#strategy.rankNow({ text: query.text }, wanted).map((hit) => hit.id));
+    const latest = withNeeds({ text: query.text, ...(query.needs ? { needs: query.needs } : {}) });
+    return new Set(this.#strategy.rankNow(latest, wanted).map((hit) => hit.id));
   }
 
   /**

@@ -48,6 +48,19 @@ export const DEFAULT_TOOL_SEARCH_ABOVE = 100;
  * useful searches again with other words.
  */
 export const DEFAULT_TOOL_SEARCH_RESULTS = 3;
+/**
+ * Whether the agent asks its model to rewrite a request into tool needs before ranking the offer
+ * (`routing.rewrite`): one more model call per new request, so off unless asked for.
+ */
+export const DEFAULT_ROUTING_REWRITE = false;
+/**
+ * Deadline of the model's rewrite of a request into tool needs, retries included; past it the raw request
+ * alone is ranked. A rewrite is a short answer (a JSON list of a few needs): a model slower than this
+ * would hold up the run's first step more than the rewrite is worth.
+ */
+export const DEFAULT_REWRITE_TIMEOUT_MS = 5_000;
+/** Requests whose rewrites are kept (least recently used dropped first): each later step of a run reuses its request's. */
+export const DEFAULT_REWRITE_CACHE_ENTRIES = 256;
 /** The routing strategy (`routing.strategy`, `--strategy`). */
 export const DEFAULT_ROUTING_STRATEGY: StrategyName = "lexical";
 
@@ -101,6 +114,7 @@ export const routingSchema = z.strictObject({
   topK: positiveInt.optional(),
   offerAllUpTo: nonNegativeInt.optional(),
   pinned: stringArray.optional(),
+  rewrite: z.boolean({ error: "expected true or false" }).optional(),
   hints: z.array(hintSchema, { error: "expected an array of { when, tools }" }).optional(),
   strategy: z.enum(STRATEGY_NAMES, { error: `expected ${quotedList(STRATEGY_NAMES)}` }).optional(),
   embeddings: z
