@@ -17,13 +17,7 @@ export type { AgentEvent, StopReason } from "./agent/events.js";
 export type { CallGuard, PendingCall, RunState, StopCondition, StopDecision } from "./agent/guards.js";
 export type { LocalTool, LocalToolState } from "./agent/local-tools.js";
 export { type FallbackNudgeOptions, fallbackNudge, type Nudge, type NudgeContext } from "./agent/nudge.js";
-export {
-  parseNeeds,
-  QueryRewriter,
-  type QueryRewriterOptions,
-  REWRITE_INSTRUCTIONS,
-  type RewriteRecord,
-} from "./agent/query-rewrite.js";
+export { QueryRewriter, type QueryRewriterOptions, type RewriteRecord } from "./agent/query-rewrite.js";
 export { type RoutableHost, type RoutingSection, routerFor, routeTools } from "./agent/route-tools.js";
 export type { CallOutcomeReport, ShapingReport, ToolHost } from "./agent/run-call.js";
 export { type OfferedSkill, type SkillHost, skillTools } from "./agent/skills.js";

@@ -11,6 +11,11 @@ export interface EvaluateOptions {
   depth?: number;
   /** Read `user: …` / `system: …` transcripts as conversations; default `true`. */
   transcripts?: boolean;
+  /**
+   * The tool needs of a request (a query's latest user turn), ranked beside it as parts of it — a
+   * model's rewrite (`route eval --rewrite`); awaited before each query's timing starts.
+   */
+  rewrite?: (request: string) => Promise<readonly string[]>;
   signal?: AbortSignal;
 }
 
@@ -37,8 +42,10 @@ export async function evaluateRouter(
   let elapsedMs = 0;
   for (const query of queries) {
     options.signal?.throwIfAborted();
+    const asked = options.transcripts === false ? { text: query.query } : queryFromText(query.query);
+    const needs = options.rewrite ? await options.rewrite(asked.text) : [];
+    const routed = needs.length ? { ...asked, needs } : asked;
     const started = performance.now();
-    const routed = options.transcripts === false ? query.query : queryFromText(query.query);
     const ranked = await router.rank(routed, {
       topK: depth,
       ...(options.signal ? { signal: options.signal } : {}),

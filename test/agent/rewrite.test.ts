@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { REWRITE_INSTRUCTIONS } from "../../src/agent/query-rewrite.js";
 import {
   type AgentConfig,
   createAgent,
   OpenAIChatModel,
   QueryRewriter,
-  REWRITE_INSTRUCTIONS,
   type RewriteRecord,
   routerFor,
   routeTools,

@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Command } from "commander";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REWRITE_INSTRUCTIONS } from "../../src/agent/query-rewrite.js";
 import { registerRouteCommands } from "../../src/cli/commands/route.js";
 import { CommandContext, type GlobalOptions } from "../../src/cli/context.js";
 import { exitCodeOf, messageOf } from "../../src/cli/exit-codes.js";
 import { createAgent, loadConfigFile, Switchyard } from "../../src/index.js";
-import { ScriptedModel } from "../../src/testing/index.js";
+import { ScriptedModel, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT, sdk } from "../helpers.js";
 import { FLEET_TOOLS } from "./tools-fixture.js";
 
@@ -224,6 +225,84 @@ describe("switchyard route eval", () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ recallAt10: 0, mrr: 0 });
     expect(stderr).toContain("1 queries expect tools that are not in");
+  });
+});
+
+describe("switchyard route eval --rewrite", () => {
+  it("measures again with the config's model's tool needs, raw figures first, both in text and --json", async () => {
+    const model = await startScriptedOpenAIServer((request) => {
+      const asked = String(request.messages[1]?.content ?? "");
+      if (request.messages[0]?.content !== REWRITE_INSTRUCTIONS) return { status: 400 };
+      if (asked.includes("cash")) return { content: '```json\n["refund an order"]\n```' };
+      if (asked.includes("notes")) return { content: '["read file contents"]' };
+      return { content: "no idea" };
+    });
+    try {
+      const config = path.join(dir, "rewrite.json");
+      writeFileSync(
+        config,
+        JSON.stringify({ mcpServers: {}, model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" } }),
+      );
+      const queries = path.join(dir, "rewrite.jsonl");
+      const set = [
+        {
+          id: "cash",
+          query: "I want my cash back for the thing I bought, number 7",
+          expected: ["orders_refund_order"],
+        },
+        { id: "notes", query: "what did I write in notes.txt", expected: ["fs_read_file"] },
+        { id: "odd", query: "Post a message to the team channel", expected: ["slack_post_message"] },
+      ];
+      writeFileSync(queries, set.map((query) => JSON.stringify(query)).join("\n"));
+      const args = [
+        "--config",
+        config,
+        "route",
+        "eval",
+        "--tools",
+        toolsFile,
+        "--queries",
+        queries,
+        "--rewrite",
+      ];
+
+      const json = await switchyard("--json", ...args);
+      expect(json.code).toBe(0);
+      const result = JSON.parse(json.stdout) as Record<string, number> & { rewrite: Record<string, number> };
+      expect(result.n).toBe(3);
+      // The raw request finds nothing for "notes.txt"; its rewrite "read file contents" does.
+      expect(result.recallAt5).toBeCloseTo(2 / 3);
+      expect(result.rewrite).toMatchObject({
+        recallAt5: 1,
+        recallAt10: 1,
+        serverRecallAt5: 1,
+        calls: 3,
+        failed: 1,
+      });
+      expect(Object.keys(result.rewrite).sort()).toEqual([
+        "calls",
+        "failed",
+        "mrr",
+        "msPerQuery",
+        "msPerRewrite",
+        "recallAt1",
+        "recallAt10",
+        "recallAt5",
+        "serverRecallAt5",
+      ]);
+      expect(json.stderr).toContain("routing on the raw request");
+      expect(model.requests.every((request) => (request.tools ?? []).length === 0)).toBe(true);
+
+      const text = await switchyard(...args);
+      expect(text.code).toBe(0);
+      const rows = text.stdout.trim().split("\n");
+      expect(rows[0]).toMatch(/^MODE\s+QUERIES\s+R@1\s+R@5\s+R@10\s+MRR\s+SERVER R@5\s+MS\/QUERY$/);
+      expect(rows[1]).toMatch(/^raw\s+3\s+[\d.]+\s+66\.7\s/);
+      expect(rows[2]).toMatch(/^rewrite\s+3\s+[\d.]+\s+100\.0\s+100\.0\s+[\d.]+\s+100\.0\s/);
+      expect(text.stderr).toContain("rewrite: 3 model calls");
+    } finally {
+      await model.close();
+    }
   });
 });
 

@@ -67,6 +67,14 @@ export async function openAgent(
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     onRoutingError: (error, strategy) =>
       ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
+    // routing.rewrite: the model's extra call, said as what it is (not a step of the run).
+    onRewriteWarning: (message) => ctx.out.note(`warning: ${message}`),
+    onRewrite: (rewrite) => {
+      if (rewrite.error === undefined)
+        ctx.out.note(
+          `tool needs (model rewrite, ${Math.round(rewrite.ms)} ms): ${rewrite.needs.join("; ") || "none"}`,
+        );
+    },
     onEvent: (event) => {
       const line = describeEvent(event);
       if (line) ctx.out.note(line);

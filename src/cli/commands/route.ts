@@ -1,27 +1,18 @@
-import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { type RoutingSection, routerFor } from "../../internal.js";
 import {
-  createStrategy,
   DEFAULT_RANKINGS_LENGTH,
   DEFAULT_TOP_K,
-  evaluateRouter,
-  type LabelledQuery,
-  type LexicalOptions,
   type OfferedTool,
-  type ParseResult,
-  parseQueriesJsonl,
-  parseToolsJson,
   parseTranscript,
-  Router,
   STRATEGY_NAMES,
   type StrategyName,
   type StrategySpec,
-  type ToolDescriptor,
 } from "../../routing/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 import { firstLine, formatTable } from "../table.js";
+import { routeEvalCommand } from "./route-eval.js";
 import { checkServerNames } from "./servers.js";
 
 /** Environment variable holding the embeddings endpoint's API key (never taken from a flag). */
@@ -46,6 +37,8 @@ export interface RouteEvalFlags extends StrategyFlags {
   lexical?: string;
   /** `--no-transcripts`: route every query as plain text. */
   transcripts?: boolean;
+  /** Measure again with each request rewritten into tool needs by the configured model. */
+  rewrite?: boolean;
 }
 
 /** How main.ts wraps a command action (see `run` in main.ts). */
@@ -93,6 +86,10 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
       .option(
         "--no-transcripts",
         "route each query as plain text, even when it is a user:/system: transcript",
+      )
+      .option(
+        "--rewrite",
+        "measure again with each request rewritten into tool needs by the config's model (routing.rewrite); the raw figures stay first",
       ),
   ).action(
     // `route` has flags of the same names; Commander gives them to `route` wherever they stand.
@@ -217,68 +214,7 @@ function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingS
   };
 }
 
-/**
- * `switchyard route eval`: rank every labelled query over an offline catalog and print R@1, R@5, R@10,
- * MRR, server-level R@5 and ms per query. `--json` gives fractions (0..1); the table gives percentages, as the routing
- * data README does.
- */
-export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlags): Promise<number> {
-  const length = flags.top === undefined ? DEFAULT_RANKINGS_LENGTH : parseTop(flags.top);
-  const tools = readData("--tools", flags.tools, parseToolsJson);
-  const queries = readData("--queries", flags.queries, parseQueriesJsonl);
-  warnUnknownExpected(ctx, queries, tools, flags.tools);
-  const spec = strategySpec(flags, {
-    ...(flags.lexical === undefined ? {} : { lexical: parseLexical(flags.lexical) }),
-  });
-
-  const started = performance.now();
-  const router = new Router(tools, { strategy: createStrategy(spec) });
-  const buildMs = performance.now() - started;
-  const evaluation = await evaluateRouter(router, queries, {
-    depth: Math.max(length, 100),
-    transcripts: flags.transcripts !== false,
-  });
-
-  if (flags.rankings !== undefined) {
-    const lines = evaluation.rankings.map((ranking) =>
-      JSON.stringify({ id: ranking.id, ranked: ranking.ranked.slice(0, length) }),
-    );
-    try {
-      writeFileSync(flags.rankings, `${lines.join("\n")}\n`);
-    } catch (error) {
-      throw new CliError(`cannot write --rankings file ${flags.rankings}: ${messageOf(error)}`, EXIT_USAGE);
-    }
-  }
-  const { n, recallAt1, recallAt5, recallAt10, mrr, msPerQuery } = evaluation;
-  const serverRecallAt5 = evaluation.serverRecallAt5 ?? 0;
-  if (ctx.out.json) {
-    ctx.out.data({ n, recallAt1, recallAt5, recallAt10, mrr, serverRecallAt5, msPerQuery });
-    return EXIT_OK;
-  }
-  const percent = (value: number) => (value * 100).toFixed(1);
-  ctx.out.result(
-    formatTable(
-      ["QUERIES", "R@1", "R@5", "R@10", "MRR", "SERVER R@5", "MS/QUERY"],
-      [
-        [
-          String(n),
-          percent(recallAt1),
-          percent(recallAt5),
-          percent(recallAt10),
-          percent(mrr),
-          percent(serverRecallAt5),
-          msPerQuery.toFixed(3),
-        ],
-      ],
-    ),
-  );
-  ctx.out.note(
-    `${router.strategy} over ${router.size} tools (index built in ${Math.round(buildMs)} ms); recall and MRR in percent`,
-  );
-  return EXIT_OK;
-}
-
-function strategySpec(
+export function strategySpec(
   flags: StrategyFlags,
   extra: Partial<StrategySpec>,
   configured?: NonNullable<RoutingSection>["embeddings"],
@@ -298,55 +234,9 @@ function strategySpec(
   return spec;
 }
 
-function parseTop(value: string): number {
+export function parseTop(value: string): number {
   const top = Number(value);
   if (!Number.isInteger(top) || top < 1)
     throw new CliError(`--top must be a positive whole number (got "${value}")`, EXIT_USAGE);
   return top;
-}
-
-function parseLexical(json: string): LexicalOptions {
-  try {
-    const options: unknown = JSON.parse(json);
-    if (typeof options !== "object" || options === null || Array.isArray(options))
-      throw new Error("not an object");
-    return options as LexicalOptions;
-  } catch (error) {
-    throw new CliError(
-      `--lexical must be a JSON object of lexical options (${messageOf(error)})`,
-      EXIT_USAGE,
-    );
-  }
-}
-
-function readData<T>(flag: string, file: string, parse: (text: string) => ParseResult<T>): T {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : messageOf(error);
-    throw new CliError(`cannot read ${flag} file ${file}: ${reason}`, EXIT_USAGE);
-  }
-  const parsed = parse(text);
-  if (!parsed.ok) throw new CliError(`${flag} file ${file}: ${parsed.problem}`, EXIT_USAGE);
-  return parsed.value;
-}
-
-/** Expected ids missing from the tools file count as misses; say so once, with an example. */
-function warnUnknownExpected(
-  ctx: CommandContext,
-  queries: readonly LabelledQuery[],
-  tools: readonly ToolDescriptor[],
-  toolsFile: string,
-): void {
-  const ids = new Set(tools.map((tool) => tool.id));
-  const affected = queries.filter((query) =>
-    query.expectedGroups.some((group) => group.every((id) => !ids.has(id))),
-  );
-  if (affected.length === 0) return;
-  const example = affected[0]!;
-  const missing = example.expectedGroups.flat().find((id) => !ids.has(id));
-  ctx.out.note(
-    `warning: ${affected.length} queries expect tools that are not in ${toolsFile} (e.g. "${missing}" in query ${example.id}); they count as misses`,
-  );
 }
