@@ -34,7 +34,11 @@ export function routeTools(
   return async ({ messages, usedTools, explain }) => {
     entry.sync();
     const conversation = toConversation(messages, usedTools);
-    const needs = options.rewrite ? await options.rewrite.needs(conversation.latestUserMessage) : [];
+    // A catalog offered whole needs no ranking, so no rewrite either.
+    const needs =
+      options.rewrite && !entry.router.offersAll
+        ? await options.rewrite.needs(conversation.latestUserMessage)
+        : [];
     const offered = await entry.router.select(needs.length ? { ...conversation, needs } : conversation);
     // The step's record keeps each tool's score and why it was offered (ranked, pinned, used, all).
     explain?.(

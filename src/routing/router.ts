@@ -133,6 +133,11 @@ export class Router {
     return this.#tools.size;
   }
 
+  /** Whether {@link select} offers the whole catalog (it has at most `offerAllUpTo` tools). */
+  get offersAll(): boolean {
+    return this.#tools.size <= this.#offerAllUpTo;
+  }
+
   /** A tool by id. */
   tool(id: string): ToolDescriptor | undefined {
     return this.#tools.get(id);

@@ -149,4 +149,11 @@ describe("routing.rewrite", () => {
     expect(model.requests.filter(isRewrite)).toHaveLength(1);
     expect(model.requests.filter((request) => !isRewrite(request))).toHaveLength(4);
   });
+
+  it("asks nothing when the catalog is offered whole", async () => {
+    const { agent, model } = await setup({ content: NEEDS }, { offerAllUpTo: 100 });
+    expect((await agent.run(REQUEST)).stopReason).toBe("answer");
+    expect(model.requests.filter(isRewrite)).toHaveLength(0);
+    expect(toolNames(model.requests[0]!)).toHaveLength(40);
+  });
 });

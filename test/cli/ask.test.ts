@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { REWRITE_INSTRUCTIONS } from "../../src/agent/query-rewrite.js";
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import type { ReceivedRequest } from "../../src/testing/openai-server.js";
 import type { Script } from "../../src/testing/scripted-reply.js";
@@ -104,6 +105,32 @@ describe("switchyard ask", () => {
 });
 
 describe("switchyard ask, configured", () => {
+  it("with routing.rewrite says the model's tool needs on stderr, once per request, and the answer stays on stdout", async () => {
+    const model = await startScriptedOpenAIServer((request) =>
+      request.messages[0]?.content === REWRITE_INSTRUCTIONS
+        ? { content: '["add two numbers"]' }
+        : { content: "4" },
+    );
+    servers.push(model);
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-rewrite-"));
+    const config = path.join(dir, "fleet.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { a: sdk(), b: raw() },
+        model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+        routing: { mode: "route", offerAllUpTo: 0, rewrite: true },
+        agent: { nudge: false },
+      }),
+    );
+    const { code, stdout, stderr } = await runCli(["--config", config, "ask", "What is 2 plus 2?"]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("4\n");
+    expect(stderr).toMatch(/tool needs \(model rewrite, \d+ ms\): add two numbers\n/);
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[1]!.tools!.map((tool) => tool.function.name)).toContain("a_add");
+  });
+
   it("answers with a model section of only contextWindow, the server and name coming from the environment", async () => {
     const model = await startScriptedOpenAIServer([{ content: "from the environment" }]);
     servers.push(model);
