@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { QueryRewriter, resolveModel } from "../../internal.js";
+import { type ModelProvider, QueryRewriter, resolveModel } from "../../internal.js";
 import {
   createStrategy,
   DEFAULT_RANKINGS_LENGTH,
@@ -33,6 +33,9 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
     ...(flags.lexical === undefined ? {} : { lexical: parseLexical(flags.lexical) }),
   });
 
+  // The model first: a missing one fails before the set is ranked.
+  const model = flags.rewrite ? rewriteModel(ctx) : undefined;
+
   const started = performance.now();
   const router = new Router(tools, { strategy: createStrategy(spec) });
   const buildMs = performance.now() - started;
@@ -52,7 +55,7 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
       throw new CliError(`cannot write --rankings file ${flags.rankings}: ${messageOf(error)}`, EXIT_USAGE);
     }
   }
-  const rewritten = flags.rewrite ? await evaluateRewritten(ctx, router, queries, flags, depth) : undefined;
+  const rewritten = model ? await evaluateRewritten(ctx, model, router, queries, flags, depth) : undefined;
   const figures = (of: Evaluation) => ({
     recallAt1: of.recallAt1,
     recallAt5: of.recallAt5,
@@ -114,6 +117,12 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
   return EXIT_OK;
 }
 
+/** The model of `--rewrite`: the config's `model` section (and the environment), as `ask` resolves it. */
+function rewriteModel(ctx: CommandContext): ModelProvider {
+  const config = ctx.loadConfig();
+  return resolveModel(config.model ? { section: config.model } : {});
+}
+
 /** Requests rewritten at once by `route eval --rewrite`: a remote model answers each in about a second. */
 const EVAL_REWRITES_AT_ONCE = 4;
 
@@ -124,13 +133,12 @@ const EVAL_REWRITES_AT_ONCE = 4;
  */
 async function evaluateRewritten(
   ctx: CommandContext,
+  model: ModelProvider,
   router: Router,
   queries: readonly LabelledQuery[],
   flags: RouteEvalFlags,
   depth: number,
 ): Promise<{ evaluation: Evaluation; calls: number; failed: number; msPerRewrite: number }> {
-  const config = ctx.loadConfig();
-  const model = resolveModel(config.model ? { section: config.model } : {});
   let failed = 0;
   let rewriteMs = 0;
   const requests = [
