@@ -73,6 +73,12 @@ export interface SwitchyardOptions {
    */
   onServerLog?: (log: ServerLogMessage) => void;
   /**
+   * This host shows MCP Apps (`io.modelcontextprotocol/ui`): the UI extension is declared to every
+   * server, with the `text/html;profile=mcp-app` view type, so servers that offer apps only to hosts
+   * that render them offer them. The gateway's relay sets it: it passes apps on to its hosts. Default false.
+   */
+  mcpApps?: boolean;
+  /**
    * Record every run, step and request into this store as it happens (`openStore(config)`), and keep
    * the audit log there unless `audit` says otherwise. `close()` waits for the last writes; the store
    * stays open (its owner closes it). Default: nothing is recorded.
@@ -160,6 +166,7 @@ function redactingLogListener(
 export function withForwardedSampling(options: SwitchyardOptions, requests: ClientRequests): ClientRequests {
   const forward = options.onSamplingRequest;
   if (options.onServerLog) requests = { ...requests, log: options.onServerLog };
+  if (options.mcpApps) requests = { ...requests, apps: true };
   if (!forward) return requests;
   return {
     ...requests,

@@ -13,7 +13,7 @@ import {
   DEFAULT_MAX_SERVER_REQUESTS_PER_CALL,
   DEFAULT_UNINVITED_ROOTS_PER_MINUTE,
 } from "../config/defaults.js";
-import { SKILLS_EXTENSION } from "./extensions.js";
+import { MCP_APP_MIME_TYPE, SKILLS_EXTENSION, UI_EXTENSION } from "./extensions.js";
 import type { RequestOrigin } from "./request-origin.js";
 
 const MINUTE_MS = 60_000;
@@ -50,6 +50,11 @@ export interface ClientRequests {
   ) => Promise<ElicitResult>;
   /** The elicitation handler can send the user to a URL: URL mode is declared besides form mode. */
   elicitUrl?: boolean;
+  /**
+   * The client shows MCP Apps (its host renders `ui://` views, or passes them on to one that does): the
+   * UI extension is declared, so servers that offer apps only to such clients offer them.
+   */
+  apps?: boolean;
   /** Absolute folder paths, answered on `roots/list` as `file://` URIs. */
   roots?: readonly string[];
   /** Answers `sampling/createMessage`. */
@@ -66,7 +71,12 @@ export interface ClientRequests {
 /** The client capabilities that `requests` can serve, and the extensions Switchyard hosts. */
 export function clientCapabilities(requests: ClientRequests | undefined): ClientCapabilities {
   // Switchyard is a host of the Skills extension (SEP-2640): servers may serve it skills.
-  const extensions = { extensions: { [SKILLS_EXTENSION]: {} } };
+  const extensions = {
+    extensions: {
+      [SKILLS_EXTENSION]: {},
+      ...(requests?.apps ? { [UI_EXTENSION]: { mimeTypes: [MCP_APP_MIME_TYPE] } } : {}),
+    },
+  };
   if (!requests) return extensions;
   return {
     ...extensions,

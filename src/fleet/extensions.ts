@@ -8,6 +8,12 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** The Skills extension (SEP-2640): skills a server serves its host. */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
 
+/** MCP Apps (SEP-1865): tools linked to `ui://` views a host renders. */
+export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+
+/** The MIME type of an MCP App's HTML view, which a host that renders apps declares. */
+export const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
+
 /** Whether the server `client` is connected to declares extension `id` (its settings are an object). */
 export function declaresExtension(client: Client | undefined, id: string): boolean {
   const extensions = (client?.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined)

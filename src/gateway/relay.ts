@@ -138,14 +138,15 @@ export class ClientRelay {
 
   /**
    * The Switchyard options that route servers' questions and log messages through this relay:
-   * `onElicitation` (form and URL mode), `onSamplingRequest`, `onServerLog`; and the `logger` given,
+   * `onElicitation` (form and URL mode), `onSamplingRequest`, `onServerLog`; `mcpApps` (the gateway
+   * passes apps on); and the `logger` given,
    * which the relay warns on of questions it could not put to anyone.
    */
   switchyardOptions(
     options: { logger?: Logger } = {},
   ): Pick<
     SwitchyardOptions,
-    "onElicitation" | "elicitationUrl" | "onSamplingRequest" | "onServerLog" | "logger"
+    "onElicitation" | "elicitationUrl" | "onSamplingRequest" | "onServerLog" | "mcpApps" | "logger"
   > {
     this.#logger = options.logger ?? silentLogger;
     return {
@@ -153,6 +154,8 @@ export class ClientRelay {
       elicitationUrl: true,
       onSamplingRequest: (request) => this.#sample(request),
       onServerLog: (log) => this.#serverLog(log),
+      // The gateway passes each server's apps on (its tools' `_meta.ui`, its `ui://` views kept apart).
+      mcpApps: true,
       ...(options.logger ? { logger: options.logger } : {}),
     };
   }

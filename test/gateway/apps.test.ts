@@ -63,6 +63,16 @@ describe.each<Era>(["modern", "legacy"])("MCP Apps through switchyard serve --ht
     }
   });
 
+  it("declares MCP Apps to the servers behind it (the view type a host renders), so apps offered only to such hosts come through", async () => {
+    const tools = (await client.listTools()).tools;
+    const probe = tools.find(
+      (tool) => tool._meta?.["switchyard/server"] === "alpha" && tool.name.endsWith("ui_support"),
+    )!;
+    expect(JSON.parse(textOf(await client.callTool({ name: probe.name, arguments: {} })))).toEqual({
+      mimeTypes: ["text/html;profile=mcp-app"],
+    });
+  });
+
   it("runs an app's own tool (visibility app) for the host's app", async () => {
     const tools = (await client.listTools()).tools;
     const refresh = tools.find(
@@ -88,6 +98,8 @@ describe("an app-only tool (visibility app)", () => {
       {},
       { model: new OpenAIChatModel({ baseURL: model.baseURL, model: "scripted", apiKey: "k" }) },
     );
+    // A Switchyard that renders no app declares none: the server sees no MCP Apps client.
+    expect((await yard.callTool("alpha_ui_support", {})).text).toBe("null");
     await agent.run("Refresh the widget and show the weather in Oslo");
     const offered = model.requests[0]!.tools?.map((tool) => tool.function.name) ?? [];
     expect(offered.some((name) => name.endsWith("show"))).toBe(true);
