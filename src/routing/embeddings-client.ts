@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
 import {
   DEFAULT_EMBEDDING_BATCH_SIZE,
   DEFAULT_EMBEDDING_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_VECTORS,
 } from "../config/defaults.js";
+import { type Embedder, normalize, VectorCache } from "./vector-cache.js";
 
 export {
   DEFAULT_EMBEDDING_BATCH_SIZE,
@@ -50,14 +50,15 @@ export class EmbeddingsError extends Error {
  * Each text's vector is cached by a hash of (model, text), least recently used dropped first past
  * `maxCached`: a tool whose text did not change is not embedded again.
  */
-export class EmbeddingsClient {
+export class EmbeddingsClient implements Embedder {
   readonly #options: EmbeddingsClientOptions;
   readonly #url: string;
-  readonly #cache = new Map<string, Float32Array>();
+  readonly #cache: VectorCache;
 
   constructor(options: EmbeddingsClientOptions) {
     this.#options = options;
     this.#url = `${options.baseURL.replace(/\/+$/, "")}/embeddings`;
+    this.#cache = new VectorCache(options.model, options.maxCached ?? DEFAULT_MAX_CACHED_VECTORS);
   }
 
   /** The model's name, for reports. */
@@ -76,34 +77,9 @@ export class EmbeddingsClient {
    *   has no vector for some text; the message names the URL and the status.
    */
   async embed(texts: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
-    const keys = texts.map((text) => this.#key(text));
-    const found = new Map<string, Float32Array>();
-    for (const key of keys) {
-      const vector = this.#cache.get(key);
-      if (vector) found.set(key, vector);
-    }
-    const missing = [...new Set(texts.filter((_, i) => !found.has(keys[i]!)))];
-    const batchSize = this.#options.batchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE;
-    for (let start = 0; start < missing.length; start += batchSize) {
-      const batch = missing.slice(start, start + batchSize);
-      const vectors = await this.#request(batch, options.signal);
-      for (const [i, text] of batch.entries()) found.set(this.#key(text), vectors[i]!);
-    }
-    // Re-insert what was used, so the Map's order is least recently used first.
-    for (const [key, vector] of found) {
-      this.#cache.delete(key);
-      this.#cache.set(key, vector);
-    }
-    const max = this.#options.maxCached ?? DEFAULT_MAX_CACHED_VECTORS;
-    for (const key of this.#cache.keys()) {
-      if (this.#cache.size <= max) break;
-      this.#cache.delete(key);
-    }
-    return keys.map((key) => found.get(key)!);
-  }
-
-  #key(text: string): string {
-    return createHash("sha256").update(`${this.#options.model}\0${text}`).digest("base64");
+    return this.#cache.embed(texts, this.#options.batchSize ?? DEFAULT_EMBEDDING_BATCH_SIZE, (batch) =>
+      this.#request(batch, options.signal),
+    );
   }
 
   async #request(input: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
@@ -165,12 +141,4 @@ function parseEmbeddings(text: string, count: number, url: string): Float32Array
   if (missing !== -1 || vectors.length !== count)
     throw fail(`expected ${count} embeddings, got ${data.length}`);
   return vectors as Float32Array[];
-}
-
-function normalize(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = 0; i < vector.length; i += 1) vector[i]! /= norm;
-  return vector;
 }

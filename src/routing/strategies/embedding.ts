@@ -1,24 +1,25 @@
-import type { EmbeddingsClient } from "../embeddings-client.js";
 import type { RoutingQuery } from "../query.js";
 import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { toolTextForEmbedding } from "../tool-text.js";
+import type { Embedder } from "../vector-cache.js";
 
 /**
  * Ranks tools by the cosine between the request's embedding and each tool's (name, server,
- * description, parameters), through an OpenAI-compatible `/embeddings` endpoint. Tools are embedded on
- * the first ranking after they change, in batches; the client's cache keeps unchanged tools from being
- * embedded again. Only the request is embedded per query, not its context.
+ * description, parameters), through an {@link Embedder}: an OpenAI-compatible `/embeddings` endpoint
+ * or a local ONNX model. Tools are embedded on the first ranking after they change, in batches; the
+ * embedder's cache keeps unchanged tools from being embedded again. Only the request is embedded per
+ * query, not its context.
  */
 export class EmbeddingStrategy implements RoutingStrategy {
   readonly name = "embedding";
-  readonly #client: EmbeddingsClient;
+  readonly #client: Embedder;
   readonly #texts = new Map<string, string>();
   readonly #servers = new ServerGroups();
   #vectors = new Map<string, Float32Array>();
 
-  constructor(client: EmbeddingsClient) {
+  constructor(client: Embedder) {
     this.#client = client;
   }
 
@@ -34,7 +35,8 @@ export class EmbeddingStrategy implements RoutingStrategy {
   }
 
   /**
-   * @throws EmbeddingsError when the endpoint fails (see {@link EmbeddingsClient.embed}).
+   * @throws EmbeddingsError when the endpoint fails (see {@link EmbeddingsClient.embed}); SwitchyardError
+   *   `CONFIG_INVALID` when a local model cannot be loaded.
    */
   async rank(query: RoutingQuery, options: RankOptions): Promise<RankedTool[]> {
     const signal = options.signal ? { signal: options.signal } : {};
