@@ -74,7 +74,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
   const config: SwitchyardConfig = { servers, baseDir, warnings };
   if (top.model) config.model = top.model;
   if (top.agent) config.agent = top.agent;
-  if (top.routing) config.routing = top.routing;
+  if (top.routing) config.routing = resolveRouting(top.routing, baseDir);
   if (top.redact) config.redact = top.redact;
   if (top.security) config.security = top.security;
   if (top.audit) config.audit = top.audit;
@@ -94,6 +94,21 @@ export function resolveConfig(raw: unknown, options: ResolveOptions = {}): Switc
 /** Whether a string at this path of the config is a server's `env` or `headers` value. */
 function isServerSecretPath(at: readonly string[]): boolean {
   return (at[0] === "mcpServers" || at[0] === "servers") && (at[2] === "env" || at[2] === "headers");
+}
+
+/** The `routing` section, its local models' paths made absolute. */
+function resolveRouting(
+  routing: NonNullable<SwitchyardConfig["routing"]>,
+  baseDir: string,
+): NonNullable<SwitchyardConfig["routing"]> {
+  const { embeddings, reranker } = routing;
+  return {
+    ...routing,
+    ...(embeddings?.path === undefined
+      ? {}
+      : { embeddings: { ...embeddings, path: path.resolve(baseDir, embeddings.path) } }),
+    ...(reranker ? { reranker: { ...reranker, path: path.resolve(baseDir, reranker.path) } } : {}),
+  };
 }
 
 /** The `store` section: one of `path` and `url`, the path made absolute. */

@@ -2,10 +2,12 @@ import { DEFAULT_ROUTING_STRATEGY } from "../config/defaults.js";
 import { STRATEGY_NAMES, type StrategyName } from "../config/vocabulary.js";
 import { SwitchyardError } from "../errors.js";
 import { EmbeddingsClient, type EmbeddingsClientOptions } from "./embeddings-client.js";
+import { LocalEmbedder, type LocalModelOptions, LocalReranker } from "./local-embedder.js";
 import { EmbeddingStrategy } from "./strategies/embedding.js";
 import { HybridStrategy } from "./strategies/hybrid.js";
 import { type LexicalOptions, LexicalStrategy } from "./strategies/lexical.js";
 import { PlainBm25Strategy } from "./strategies/plain-bm25.js";
+import { RerankedStrategy } from "./strategies/reranked.js";
 import { TwoStageStrategy } from "./strategies/two-stage.js";
 import type { RoutingStrategy } from "./strategy.js";
 
@@ -18,31 +20,59 @@ export interface StrategySpec {
   strategy?: StrategyName;
   /** Options of the lexical ranking (also inside `two-stage` and `hybrid`). */
   lexical?: LexicalOptions;
-  /** The embeddings endpoint, required by `embedding` and `hybrid`. */
-  embeddings?: EmbeddingsClientOptions;
+  /**
+   * The embeddings endpoint or local ONNX model (`path`), required by `embedding` and `hybrid`; with it,
+   * `two-stage` ranks its tool stage as `hybrid` does.
+   */
+  embeddings?: EmbeddingsClientOptions | LocalModelOptions;
+  /** A local cross-encoder (ONNX) that reorders the strategy's best `depth` tools. */
+  reranker?: LocalModelOptions & { depth?: number };
   /** Servers kept by `two-stage`'s first stage. */
   servers?: number;
-  /** `hybrid`: called when the embeddings endpoint fails; lexical results are used alone meanwhile. */
+  /**
+   * Called when the embeddings endpoint or model fails (`hybrid`, `two-stage`: lexical results are used
+   * alone meanwhile) or the reranker does (the strategy's own order is kept).
+   */
   onError?: (error: unknown, strategy: string) => void;
 }
 
 /**
- * Build a routing strategy from its description.
- * @throws SwitchyardError `CONFIG_INVALID` for an unknown strategy, or `embedding`/`hybrid` without an
- *   embeddings endpoint (`baseURL` and `model`).
+ * Build a routing strategy from its description. A local model's files are checked here; the model is
+ * loaded at the first ranking.
+ * @throws SwitchyardError `CONFIG_INVALID` for an unknown strategy, `embedding`/`hybrid` without an
+ *   embeddings endpoint (`baseURL` and `model`) or local model (`path`), or a local model whose files or
+ *   packages are missing.
  */
 export function createStrategy(spec: StrategySpec = {}): RoutingStrategy {
+  const strategy = baseStrategy(spec);
+  if (!spec.reranker) return strategy;
+  return new RerankedStrategy({
+    strategy,
+    reranker: new LocalReranker({ key: "routing.reranker.path", ...spec.reranker }),
+    ...(spec.reranker.depth === undefined ? {} : { depth: spec.reranker.depth }),
+    ...(spec.onError ? { onError: spec.onError } : {}),
+  });
+}
+
+function baseStrategy(spec: StrategySpec): RoutingStrategy {
   const name = spec.strategy ?? DEFAULT_ROUTING_STRATEGY;
   const lexical = () => new LexicalStrategy(spec.lexical);
   const embedding = () => {
-    if (!spec.embeddings?.baseURL || !spec.embeddings.model)
+    const embeddings = spec.embeddings;
+    if (embeddings && "path" in embeddings) return new EmbeddingStrategy(new LocalEmbedder(embeddings));
+    if (!embeddings?.baseURL || !embeddings.model)
       throw new SwitchyardError(
         "CONFIG_INVALID",
-        `routing strategy "${name}" needs an embeddings endpoint: give its baseURL and model`,
+        `routing strategy "${name}" needs embeddings: an endpoint's baseURL and model, or a local ONNX model's path`,
         { path: "routing.embeddings" },
       );
-    return new EmbeddingStrategy(new EmbeddingsClient(spec.embeddings));
+    return new EmbeddingStrategy(new EmbeddingsClient(embeddings));
   };
+  const hybrid = () =>
+    new HybridStrategy({
+      strategies: [lexical(), embedding()],
+      ...(spec.onError ? { onError: spec.onError } : {}),
+    });
   switch (name) {
     case "lexical":
       return lexical();
@@ -50,17 +80,14 @@ export function createStrategy(spec: StrategySpec = {}): RoutingStrategy {
       return new PlainBm25Strategy();
     case "two-stage":
       return new TwoStageStrategy({
-        tools: lexical(),
+        tools: spec.embeddings ? hybrid() : lexical(),
         ...(spec.servers === undefined ? {} : { servers: spec.servers }),
         ...(spec.lexical?.tokenizer ? { tokenizer: spec.lexical.tokenizer } : {}),
       });
     case "embedding":
       return embedding();
     case "hybrid":
-      return new HybridStrategy({
-        strategies: [lexical(), embedding()],
-        ...(spec.onError ? { onError: spec.onError } : {}),
-      });
+      return hybrid();
     default:
       throw new SwitchyardError(
         "CONFIG_INVALID",

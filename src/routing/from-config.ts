@@ -1,11 +1,13 @@
 import type { SwitchyardConfig } from "../config/schema.js";
-import { createStrategy } from "./create-strategy.js";
+import { createStrategy, type StrategySpec } from "./create-strategy.js";
 import type { RouterOptions } from "./router.js";
 
 /**
  * Router options from the config's `routing` section: `topK`, `offerAllUpTo`, `pinned`, `hints`, and the
- * strategy (`lexical` by default; `embedding` and `hybrid` use the `embeddings` endpoint).
- * @throws SwitchyardError `CONFIG_INVALID` for `embedding`/`hybrid` without an `embeddings` endpoint.
+ * strategy (`lexical` by default; `embedding` and `hybrid` use the `embeddings` endpoint or local model,
+ * and any strategy the `reranker`).
+ * @throws SwitchyardError `CONFIG_INVALID` for `embedding`/`hybrid` without `embeddings`, or a local
+ *   model whose files or packages are missing.
  */
 export function routerOptionsFromConfig(
   routing: SwitchyardConfig["routing"],
@@ -17,12 +19,33 @@ export function routerOptionsFromConfig(
   if (routing.offerAllUpTo !== undefined) options.offerAllUpTo = routing.offerAllUpTo;
   if (routing.pinned) options.pinned = routing.pinned;
   if (routing.hints?.length) options.hints = routing.hints;
-  if (routing.strategy || routing.embeddings) {
+  if (routing.strategy || routing.embeddings || routing.reranker) {
+    const embeddings = embeddingsSpec(routing.embeddings);
     options.strategy = createStrategy({
       ...(routing.strategy ? { strategy: routing.strategy } : {}),
-      ...(routing.embeddings ? { embeddings: routing.embeddings } : {}),
+      ...(embeddings ? { embeddings } : {}),
+      ...(routing.reranker ? { reranker: rerankerSpec(routing.reranker) } : {}),
       ...(onError ? { onError } : {}),
     });
   }
   return options;
+}
+
+/** The `embeddings` key as a strategy's: a local model's path, or an endpoint (the schema checked which). */
+function embeddingsSpec(
+  embeddings: NonNullable<SwitchyardConfig["routing"]>["embeddings"],
+): StrategySpec["embeddings"] {
+  if (!embeddings) return undefined;
+  if (embeddings.path !== undefined) return { path: embeddings.path };
+  return {
+    baseURL: embeddings.baseURL ?? "",
+    model: embeddings.model ?? "",
+    ...(embeddings.apiKey === undefined ? {} : { apiKey: embeddings.apiKey }),
+  };
+}
+
+function rerankerSpec(
+  reranker: NonNullable<NonNullable<SwitchyardConfig["routing"]>["reranker"]>,
+): NonNullable<StrategySpec["reranker"]> {
+  return { path: reranker.path, ...(reranker.depth === undefined ? {} : { depth: reranker.depth }) };
 }

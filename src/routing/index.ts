@@ -25,6 +25,7 @@ export { routerOptionsFromConfig } from "./from-config.js";
 export { DEFAULT_RRF_K, reciprocalRankFusion } from "./fusion.js";
 export type { RoutingHint } from "./hints.js";
 export { splitIdentifier } from "./identifiers.js";
+export { LocalEmbedder, type LocalModelOptions, LocalReranker } from "./local-embedder.js";
 export {
   type LabelledQuery,
   type RoutingMetrics,
@@ -53,8 +54,10 @@ export { EmbeddingStrategy } from "./strategies/embedding.js";
 export { type HybridOptions, HybridStrategy } from "./strategies/hybrid.js";
 export { DEFAULT_FIELD_WEIGHTS, type LexicalOptions, LexicalStrategy } from "./strategies/lexical.js";
 export { PlainBm25Strategy } from "./strategies/plain-bm25.js";
+export { type RerankedOptions, RerankedStrategy, type Reranker } from "./strategies/reranked.js";
 export { type TwoStageOptions, TwoStageStrategy } from "./strategies/two-stage.js";
 export type { RankedTool, RankOptions, RoutingStrategy } from "./strategy.js";
 export { createTokenizer, type Tokenize, type TokenizerOptions, tokenize } from "./tokenizer.js";
 export type { ToolDescriptor } from "./tool-descriptor.js";
 export { TOOL_FIELDS, type ToolField, type ToolText } from "./tool-text.js";
+export type { Embedder } from "./vector-cache.js";

@@ -223,7 +223,9 @@ export function strategySpec(
   if (!(STRATEGY_NAMES as readonly string[]).includes(name))
     throw new CliError(`--strategy must be one of ${STRATEGY_NAMES.join(", ")} (got "${name}")`, EXIT_USAGE);
   const spec: StrategySpec = { strategy: name as StrategyName, ...extra };
-  if (name === "embedding" || name === "hybrid") {
+  if ((name === "embedding" || name === "hybrid") && configured?.path !== undefined && !flags.embeddingsUrl) {
+    spec.embeddings = { path: configured.path };
+  } else if (name === "embedding" || name === "hybrid") {
     const baseURL = flags.embeddingsUrl ?? configured?.baseURL;
     const model = flags.embeddingsModel ?? configured?.model;
     if (!baseURL || !model)

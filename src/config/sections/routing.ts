@@ -70,6 +70,14 @@ export const DEFAULT_EMBEDDING_BATCH_SIZE = 64;
 export const DEFAULT_EMBEDDING_TIMEOUT_MS = 30_000;
 /** Vectors an embeddings client keeps (least recently used dropped first): ~60 MB at 1,536 dimensions. */
 export const DEFAULT_MAX_CACHED_VECTORS = 10_000;
+/**
+ * Tokens of a text a local ONNX model reads (`[CLS]` and `[SEP]` included), the rest cut: what small
+ * sentence-embedding models (MiniLM, bge-small) were trained on, and a tool's name and description come
+ * first in its text.
+ */
+export const DEFAULT_LOCAL_MODEL_MAX_TOKENS = 256;
+/** Best tools a local reranker (`routing.reranker`) reorders; the rest keep the strategy's order. */
+export const DEFAULT_RERANK_DEPTH = 20;
 
 /**
  * A routing hint's `when` written as `/pattern/flags` (flags among `dimsuv`): a regular expression, or
@@ -106,6 +114,13 @@ const hintSchema = z.strictObject({
     .min(1, "expected at least one tool glob"),
 });
 
+/** A local ONNX model: its folder (model.onnx, tokenizer.json) or its .onnx file, relative to the config file. */
+const localModelPath = z
+  .string({
+    error: "expected the folder of a local ONNX model (model.onnx and tokenizer.json) or its .onnx file",
+  })
+  .min(1, "expected the folder of a local ONNX model or its .onnx file");
+
 /** The `routing` section: how the agent offers tools, and which strategy ranks them. */
 export const routingSchema = z.strictObject({
   mode: z.enum(ROUTING_MODES, { error: `expected ${quotedList(ROUTING_MODES)}` }).optional(),
@@ -119,9 +134,34 @@ export const routingSchema = z.strictObject({
   strategy: z.enum(STRATEGY_NAMES, { error: `expected ${quotedList(STRATEGY_NAMES)}` }).optional(),
   embeddings: z
     .strictObject({
-      baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }),
-      model: z.string({ error: "expected the embedding model's name" }),
+      baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
+      model: z.string({ error: "expected the embedding model's name" }).optional(),
       apiKey: z.string().optional(),
+      path: localModelPath.optional(),
+    })
+    .superRefine((embeddings, ctx) => {
+      if (embeddings.path !== undefined) {
+        if (embeddings.baseURL !== undefined || embeddings.model !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            message:
+              'expected either "path" (a local ONNX model) or "baseURL" and "model" (an endpoint), not both',
+          });
+        return;
+      }
+      for (const key of ["baseURL", "model"] as const)
+        if (embeddings[key] === undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `expected "${key}" (an OpenAI-compatible endpoint), or "path" for a local ONNX model instead`,
+          });
+    })
+    .optional(),
+  reranker: z
+    .strictObject({
+      path: localModelPath,
+      depth: positiveInt.optional(),
     })
     .optional(),
 });
