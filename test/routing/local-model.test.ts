@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -227,5 +227,30 @@ describe("local model config", () => {
     expect(without.stdout.trim()).toBe("ok");
     const withModel = run(true);
     expect(withModel.stderr).toMatch(/imported (onnxruntime-node|@huggingface\/tokenizers)/);
-  });
+  }, 120_000);
+
+  it("names the missing packages and the npm command that installs them", () => {
+    // The package as a user has it without the optional packages: dist/ and every other dependency,
+    // linked into a folder of its own (--preserve-symlinks: resolved from there, not from the repo).
+    const app = path.join(dir, "app");
+    mkdirSync(path.join(app, "node_modules"), { recursive: true });
+    symlinkSync(path.join(ROOT, "dist"), path.join(app, "dist"));
+    for (const entry of readdirSync(path.join(ROOT, "node_modules")))
+      if (!/^(onnxruntime-node|@huggingface)$/.test(entry))
+        symlinkSync(path.join(ROOT, "node_modules", entry), path.join(app, "node_modules", entry));
+    const script = `
+      const { createStrategy } = await import(${JSON.stringify(`file://${app}/dist/routing/index.js`)});
+      try {
+        createStrategy({ strategy: "hybrid", embeddings: { path: ${JSON.stringify(embeddingModel)} } });
+      } catch (error) {
+        console.log(error.code, error.message);
+      }`;
+    const child = spawnSync(NODE, ["--preserve-symlinks", "--input-type=module", "-e", script], {
+      cwd: app,
+      encoding: "utf8",
+    });
+    expect(child.stdout.trim()).toBe(
+      "CONFIG_INVALID routing.embeddings.path: a local model needs onnxruntime-node and @huggingface/tokenizers (optional dependencies): npm install onnxruntime-node@1.31.1 @huggingface/tokenizers@0.2.0",
+    );
+  }, 120_000);
 });
