@@ -1,7 +1,8 @@
 // A local ONNX model and its tokenizer, as Optimum and Hugging Face export them (model.onnx beside
-// tokenizer.json, or onnx/model.onnx under it): run on the CPU by onnxruntime-node, tokenized by
-// @huggingface/tokenizers (WordPiece, BPE, Unigram from tokenizer.json). Both are optional peer
-// dependencies, imported only when a config names a local model, never by anything else.
+// tokenizer.json, or onnx/model.onnx under it): run on the CPU by onnxruntime-node (native) when it is
+// installed, else by onnxruntime-web (WebAssembly: a third of the download, no install script, any
+// platform, slower); tokenized by @huggingface/tokenizers (WordPiece, BPE, Unigram from tokenizer.json).
+// All are optional peer dependencies, imported only when a config names a local model.
 
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -11,8 +12,10 @@ import { SwitchyardError } from "../errors.js";
 
 export { DEFAULT_LOCAL_MODEL_MAX_TOKENS } from "../config/defaults.js";
 
-/** The packages a local model needs, at the versions tested (optional peer dependencies). */
-export const LOCAL_MODEL_PACKAGES = ["onnxruntime-node@1.31.1", "@huggingface/tokenizers@0.2.0"] as const;
+/** The runtimes that run a local model, the first installed one used: native, then WebAssembly. */
+export const ONNX_RUNTIMES = ["onnxruntime-node", "onnxruntime-web"] as const;
+/** What to install for a local model, at the versions tested (optional peer dependencies). */
+export const LOCAL_MODEL_INSTALL = "npm install onnxruntime-web@1.31.1 @huggingface/tokenizers@0.2.0";
 
 /** Where a local model's files are. */
 export interface LocalModelFiles {
@@ -45,10 +48,13 @@ export function locateLocalModel(at: string, key: string): LocalModelFiles {
   const tokenizer = near.map((dir) => path.join(dir, "tokenizer.json")).find((file) => existsSync(file));
   if (!tokenizer) throw invalid(`no tokenizer.json in ${near.join(" or ")} (export it with the model)`);
   const tokenizerConfig = path.join(path.dirname(tokenizer), "tokenizer_config.json");
-  const missing = LOCAL_MODEL_PACKAGES.filter((spec) => !resolvable(packageName(spec)));
+  const missing = [
+    ...(ONNX_RUNTIMES.some(resolvable) ? [] : ["onnxruntime-web (or onnxruntime-node, native and faster)"]),
+    ...(resolvable("@huggingface/tokenizers") ? [] : ["@huggingface/tokenizers"]),
+  ];
   if (missing.length > 0)
     throw invalid(
-      `a local model needs ${missing.map(packageName).join(" and ")} (optional dependencies): npm install ${missing.join(" ")}`,
+      `a local model needs ${missing.join(" and ")}, optional dependencies: ${LOCAL_MODEL_INSTALL}`,
     );
   return { model, tokenizer, ...(existsSync(tokenizerConfig) ? { tokenizerConfig } : {}) };
 }
@@ -95,7 +101,7 @@ export class OnnxModel {
         cause: error,
       });
     const [ort, tokenizers] = await Promise.all([
-      importPackage<OrtModule>("onnxruntime-node", key),
+      importRuntime(key),
       importPackage<TokenizersModule>("@huggingface/tokenizers", key),
     ]);
     let tokenizer: HfTokenizer;
@@ -114,7 +120,7 @@ export class OnnxModel {
     let session: OrtSession;
     try {
       // Warnings (unused initializers and the like) would land on a gateway's stderr: errors only.
-      session = await ort.InferenceSession.create(files.model, { logSeverityLevel: 3 });
+      session = await ort.InferenceSession.create(readFileSync(files.model), { logSeverityLevel: 3 });
     } catch (error) {
       throw invalid(`${files.model} is not an ONNX model onnxruntime can load`, error);
     }
@@ -184,7 +190,8 @@ interface OrtSession {
   run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
 }
 interface OrtModule {
-  InferenceSession: { create(file: string, options: { logSeverityLevel: number }): Promise<OrtSession> };
+  InferenceSession: { create(model: Uint8Array, options: { logSeverityLevel: number }): Promise<OrtSession> };
+  env: { wasm?: { numThreads?: number } };
   Tensor: new (type: "int64", data: BigInt64Array, dims: number[]) => OrtTensor;
 }
 interface HfEncoding {
@@ -211,6 +218,14 @@ function resolvable(name: string): boolean {
   }
 }
 
+/** onnxruntime-node when it is installed, else onnxruntime-web (on one thread: no workers in the process). */
+async function importRuntime(key: string): Promise<OrtModule> {
+  const name = ONNX_RUNTIMES.find(resolvable) ?? ONNX_RUNTIMES[1];
+  const ort = await importPackage<OrtModule>(name, key);
+  if (name === "onnxruntime-web" && ort.env.wasm) ort.env.wasm.numThreads = 1;
+  return ort;
+}
+
 async function importPackage<T>(name: string, key: string): Promise<T> {
   try {
     const module = (await import(name)) as { default?: object };
@@ -219,14 +234,10 @@ async function importPackage<T>(name: string, key: string): Promise<T> {
   } catch (error) {
     throw new SwitchyardError(
       "CONFIG_INVALID",
-      `${key}: ${name} could not be loaded (${firstLine(error)}): npm install ${LOCAL_MODEL_PACKAGES.join(" ")}`,
+      `${key}: ${name} could not be loaded (${firstLine(error)}): ${LOCAL_MODEL_INSTALL}`,
       { path: key, cause: error },
     );
   }
-}
-
-function packageName(spec: string): string {
-  return spec.slice(0, spec.lastIndexOf("@"));
 }
 
 function firstLine(error: unknown): string {

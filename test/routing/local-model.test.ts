@@ -191,7 +191,7 @@ describe("local model config", () => {
     expect(write({ model: "m" })).toThrow(/routing\.embeddings\.baseURL.*or "path" for a local ONNX model/);
   });
 
-  it("imports neither onnxruntime-node nor the tokenizers when no local model is configured", () => {
+  it("imports no ONNX runtime nor the tokenizers when no local model is configured", () => {
     // A child process whose module hook fails any import of the two packages: the routing entry point
     // and every strategy built without a local model must not reach them; with one, they are reached.
     const hook = path.join(dir, "no-onnx-hook.mjs");
@@ -226,7 +226,7 @@ describe("local model config", () => {
     expect(without.stderr).toBe("");
     expect(without.stdout.trim()).toBe("ok");
     const withModel = run(true);
-    expect(withModel.stderr).toMatch(/imported (onnxruntime-node|@huggingface\/tokenizers)/);
+    expect(withModel.stderr).toMatch(/imported (onnxruntime-(node|web)|@huggingface\/tokenizers)/);
   }, 120_000);
 
   it("names the missing packages and the npm command that installs them", () => {
@@ -236,7 +236,7 @@ describe("local model config", () => {
     mkdirSync(path.join(app, "node_modules"), { recursive: true });
     symlinkSync(path.join(ROOT, "dist"), path.join(app, "dist"));
     for (const entry of readdirSync(path.join(ROOT, "node_modules")))
-      if (!/^(onnxruntime-node|@huggingface)$/.test(entry))
+      if (!/^(onnxruntime-node|onnxruntime-web|@huggingface)$/.test(entry))
         symlinkSync(path.join(ROOT, "node_modules", entry), path.join(app, "node_modules", entry));
     const script = `
       const { createStrategy } = await import(${JSON.stringify(`file://${app}/dist/routing/index.js`)});
@@ -250,7 +250,7 @@ describe("local model config", () => {
       encoding: "utf8",
     });
     expect(child.stdout.trim()).toBe(
-      "CONFIG_INVALID routing.embeddings.path: a local model needs onnxruntime-node and @huggingface/tokenizers (optional dependencies): npm install onnxruntime-node@1.31.1 @huggingface/tokenizers@0.2.0",
+      "CONFIG_INVALID routing.embeddings.path: a local model needs onnxruntime-web (or onnxruntime-node, native and faster) and @huggingface/tokenizers, optional dependencies: npm install onnxruntime-web@1.31.1 @huggingface/tokenizers@0.2.0",
     );
   }, 120_000);
 });
