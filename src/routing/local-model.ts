@@ -5,6 +5,7 @@
 // All are optional peer dependencies, imported only when a config names a local model.
 
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { DEFAULT_LOCAL_MODEL_MAX_TOKENS } from "../config/defaults.js";
@@ -59,6 +60,9 @@ export function locateLocalModel(at: string, key: string): LocalModelFiles {
   return { model, tokenizer, ...(existsSync(tokenizerConfig) ? { tokenizerConfig } : {}) };
 }
 
+/** The inputs a model is given (BERT's): any other input it takes is a configuration error. */
+const MODEL_INPUTS: readonly string[] = ["input_ids", "attention_mask", "token_type_ids"];
+
 /** One text, or a (query, text) pair for a cross-encoder. */
 export type ModelInput = string | readonly [string, string];
 
@@ -91,8 +95,10 @@ export class OnnxModel {
   }
 
   /**
-   * Import onnxruntime-node and @huggingface/tokenizers, read the tokenizer and open the model.
-   * @throws SwitchyardError `CONFIG_INVALID` naming `key` and the file that cannot be read or loaded.
+   * Import the runtime (onnxruntime-node, else onnxruntime-web) and @huggingface/tokenizers, read the
+   * tokenizer and open the model.
+   * @throws SwitchyardError `CONFIG_INVALID` naming `key` and the file that cannot be read or loaded, or
+   *   a model that takes inputs other than `input_ids`, `attention_mask` and `token_type_ids`.
    */
   static async load(files: LocalModelFiles, key: string, maxTokens?: number): Promise<OnnxModel> {
     const invalid = (what: string, error: unknown) =>
@@ -120,14 +126,24 @@ export class OnnxModel {
     let session: OrtSession;
     try {
       // Warnings (unused initializers and the like) would land on a gateway's stderr: errors only.
-      session = await ort.InferenceSession.create(readFileSync(files.model), { logSeverityLevel: 3 });
+      session = await ort.InferenceSession.create(await readFile(files.model), { logSeverityLevel: 3 });
     } catch (error) {
       throw invalid(`${files.model} is not an ONNX model onnxruntime can load`, error);
     }
+    const unknown = session.inputNames.filter((name) => !MODEL_INPUTS.includes(name));
+    if (unknown.length > 0)
+      throw new SwitchyardError(
+        "CONFIG_INVALID",
+        `${key}: ${files.model} takes ${unknown.join(", ")}; a text model here is given only ${MODEL_INPUTS.join(", ")} (export it with those inputs)`,
+        { path: key },
+      );
     return new OnnxModel(ort, session, tokenizer, padId, maxTokens ?? DEFAULT_LOCAL_MODEL_MAX_TOKENS);
   }
 
-  /** The model's output of that name, or else its first. */
+  /**
+   * Tokenize the inputs (cut to `maxTokens`), pad them to the longest, run the model, and give its first
+   * output named in `prefer` (else its first output) with each row's attention mask.
+   */
   async run(
     inputs: readonly ModelInput[],
     prefer: readonly string[],

@@ -179,6 +179,18 @@ describe("local model config", () => {
     );
   });
 
+  it("says which inputs a model takes that it would not be given", async () => {
+    const positions = writeTinyEmbeddingModel(path.join(dir, "models", "positions"), EMBEDDING_WORDS, [
+      "position_ids",
+    ]);
+    const strategy = createStrategy({ strategy: "embedding", embeddings: { path: positions } });
+    const error = await failureOf(ranked(strategy, "car"));
+    expect(error.code).toBe("CONFIG_INVALID");
+    expect(error.message).toContain(
+      "model.onnx takes position_ids; a text model here is given only input_ids, attention_mask, token_type_ids",
+    );
+  });
+
   it("refuses an embeddings section with both a path and an endpoint, or with neither", () => {
     const write = (embeddings: object) => {
       const file = path.join(dir, "both.json");

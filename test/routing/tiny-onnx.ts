@@ -21,17 +21,24 @@ export type WordVectors = Record<string, readonly number[]>;
 
 const SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"] as const;
 
-/** Write `model.onnx` and `tokenizer.json` of a tiny embedding model into `folder`; returns `folder`. */
-export function writeTinyEmbeddingModel(folder: string, words: WordVectors): string {
+/**
+ * Write `model.onnx` and `tokenizer.json` of a tiny embedding model into `folder`; returns `folder`.
+ * `extraInputs` are int64 inputs the graph declares and never reads (as a model exported with
+ * `position_ids` would).
+ */
+export function writeTinyEmbeddingModel(
+  folder: string,
+  words: WordVectors,
+  extraInputs: string[] = [],
+): string {
   const { vocab, table, dim } = vocabulary(words);
   const graph = {
     name: "tiny-embedding",
     nodes: [node("Gather", ["table", "input_ids"], ["last_hidden_state"])],
     initializers: [floatTensor("table", [vocab.length, dim], table)],
-    inputs: [
-      valueInfo("input_ids", INT64, ["batch", "seq"]),
-      valueInfo("attention_mask", INT64, ["batch", "seq"]),
-    ],
+    inputs: ["input_ids", "attention_mask", ...extraInputs].map((name) =>
+      valueInfo(name, INT64, ["batch", "seq"]),
+    ),
     outputs: [valueInfo("last_hidden_state", FLOAT, ["batch", "seq", dim])],
   };
   return writeModel(folder, graph, vocab);
