@@ -9,7 +9,7 @@ import { routerOptionsFromConfig } from "../../src/routing/from-config.js";
 import { LocalEmbedder } from "../../src/routing/local-embedder.js";
 import type { RoutingStrategy } from "../../src/routing/strategy.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
-import { failureOf, NODE, ROOT } from "../helpers.js";
+import { failureOf, NODE, ROOT, runCli } from "../helpers.js";
 import { writeTinyEmbeddingModel, writeTinyReranker } from "./tiny-onnx.js";
 
 const tool = (server: string, name: string, description: string): ToolDescriptor => ({
@@ -124,6 +124,42 @@ describe("local ONNX reranker", () => {
     expect((await ranked(strategy, "rent an automobile")).slice(0, 1)).toEqual(["rentals_rent_bike"]);
     expect(errors).toEqual([expect.stringContaining("is not an ONNX model onnxruntime can load")]);
   });
+});
+
+describe("switchyard route eval with local models", () => {
+  it("measures a local embedding model and a reranker (--embeddings-path, --reranker)", async () => {
+    const tools = path.join(dir, "tools.json");
+    const queries = path.join(dir, "queries.jsonl");
+    writeFileSync(tools, JSON.stringify(TOOLS));
+    writeFileSync(
+      queries,
+      [
+        { id: "q1", query: "an automobile please", expected_groups: [["rentals_rent_car"]] },
+        { id: "q2", query: "rent an automobile", expected_groups: [["rentals_rent_car"]] },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join("\n"),
+    );
+    const evaluate = async (...flags: string[]) => {
+      const result = await runCli([
+        "--json",
+        "route",
+        "eval",
+        "--tools",
+        tools,
+        "--queries",
+        queries,
+        ...flags,
+      ]);
+      expect(result.stderr).toBe("");
+      return JSON.parse(result.stdout) as { recallAt1: number };
+    };
+    expect((await evaluate()).recallAt1).toBe(0);
+    expect((await evaluate("--strategy", "embedding", "--embeddings-path", embeddingModel)).recallAt1).toBe(
+      1,
+    );
+    expect((await evaluate("--strategy", "two-stage", "--reranker", reranker)).recallAt1).toBe(0.5);
+  }, 120_000);
 });
 
 describe("local model config", () => {

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Command } from "commander";
 import { type RoutingSection, routerFor } from "../../internal.js";
 import {
@@ -18,7 +19,7 @@ import { checkServerNames } from "./servers.js";
 /** Environment variable holding the embeddings endpoint's API key (never taken from a flag). */
 const EMBEDDINGS_KEY_ENV = "SWITCHYARD_EMBEDDINGS_API_KEY";
 
-/** Flags shared by `route` and `route eval`: which strategy, and its embeddings endpoint. */
+/** Flags shared by `route` and `route eval`: which strategy, its embeddings endpoint or model, a reranker. */
 export interface StrategyFlags {
   top?: string;
   /** `route` only: offer from these servers' tools alone. */
@@ -26,6 +27,10 @@ export interface StrategyFlags {
   strategy?: string;
   embeddingsUrl?: string;
   embeddingsModel?: string;
+  /** A local ONNX embedding model's folder or file, instead of an endpoint. */
+  embeddingsPath?: string;
+  /** A local ONNX cross-encoder's folder or file. */
+  reranker?: string;
 }
 
 /** Flags of `route eval`. */
@@ -55,7 +60,9 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
         "--embeddings-url <url>",
         `OpenAI-compatible API root for embeddings (key: $${EMBEDDINGS_KEY_ENV})`,
       )
-      .option("--embeddings-model <name>", "embedding model name");
+      .option("--embeddings-model <name>", "embedding model name")
+      .option("--embeddings-path <dir>", "a local ONNX embedding model's folder (model.onnx, tokenizer.json)")
+      .option("--reranker <dir>", "a local ONNX cross-encoder's folder: reorders the best tools");
   const route = withStrategyFlags(
     cli
       .command("route")
@@ -199,7 +206,9 @@ function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingS
   if (
     flags.strategy === undefined &&
     flags.embeddingsUrl === undefined &&
-    flags.embeddingsModel === undefined
+    flags.embeddingsModel === undefined &&
+    flags.embeddingsPath === undefined &&
+    flags.reranker === undefined
   )
     return routing;
   const spec = strategySpec(
@@ -211,6 +220,7 @@ function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingS
     ...routing,
     ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
     ...(spec.embeddings ? { embeddings: { ...spec.embeddings } } : {}),
+    ...(spec.reranker ? { reranker: spec.reranker } : {}),
   };
 }
 
@@ -223,13 +233,23 @@ export function strategySpec(
   if (!(STRATEGY_NAMES as readonly string[]).includes(name))
     throw new CliError(`--strategy must be one of ${STRATEGY_NAMES.join(", ")} (got "${name}")`, EXIT_USAGE);
   const spec: StrategySpec = { strategy: name as StrategyName, ...extra };
-  if ((name === "embedding" || name === "hybrid") && configured?.path !== undefined && !flags.embeddingsUrl) {
+  if (flags.reranker !== undefined) spec.reranker = { path: path.resolve(flags.reranker) };
+  if (flags.embeddingsPath !== undefined) {
+    spec.embeddings = { path: path.resolve(flags.embeddingsPath) };
+  } else if (
+    (name === "embedding" || name === "hybrid") &&
+    configured?.path !== undefined &&
+    !flags.embeddingsUrl
+  ) {
     spec.embeddings = { path: configured.path };
   } else if (name === "embedding" || name === "hybrid") {
     const baseURL = flags.embeddingsUrl ?? configured?.baseURL;
     const model = flags.embeddingsModel ?? configured?.model;
     if (!baseURL || !model)
-      throw new CliError(`--strategy ${name} needs --embeddings-url and --embeddings-model`, EXIT_USAGE);
+      throw new CliError(
+        `--strategy ${name} needs --embeddings-url and --embeddings-model, or --embeddings-path`,
+        EXIT_USAGE,
+      );
     const apiKey = process.env[EMBEDDINGS_KEY_ENV] ?? configured?.apiKey;
     spec.embeddings = { baseURL, model, ...(apiKey ? { apiKey } : {}) };
   }
