@@ -13,6 +13,13 @@ describe("English tokenization", () => {
     ]);
   });
 
+  it("drops the adverbs that join a request's steps: they say nothing about a tool", () => {
+    // "Additionally" stemmed to "additional" met every tool with an `additional_info` parameter.
+    expect(
+      tokenize("Additionally, send the report. Furthermore, specifically the sales; finally, thanks"),
+    ).toEqual(["send", "report", stem("sales")]);
+  });
+
   it("folds plurals, -ing, -ed and -ation forms onto one stem", () => {
     expect(new Set(["analyze", "analyzed", "analyzing", "analyzes"].map(stem))).toEqual(new Set(["analyz"]));
     expect(stem("translation")).toBe(stem("translate"));
@@ -59,6 +66,13 @@ describe("Chinese tokenization", () => {
     expect(terms).toEqual(expect.arrayContaining(["查询", "订单", "状态"]));
     expect(terms).not.toContain("我");
     expect(terms).toEqual(expect.arrayContaining(["~查询", "~询订", "~订单", "~单状", "~状态"]));
+  });
+
+  it("drops the words that join a request's steps", () => {
+    const terms = tokenize("另外，顺便查询订单");
+    expect(terms).toContain("查询");
+    expect(terms).not.toContain("另外");
+    expect(terms).not.toContain("顺便");
   });
 
   it("meets a differently segmented text through the bigrams", () => {
