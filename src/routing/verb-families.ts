@@ -47,6 +47,8 @@ const FAMILIES: Readonly<Record<string, string>> = {
   share: "share 分享 共享",
   design: "design 设计",
   manage: "manage 管理",
+  // "memory" is a noun, kept for the one thing it names: what a request to remember or recall goes to.
+  remember: "remember memorize memorise recall memory 记住 记得 记忆 回忆",
 };
 
 /** Prefix that keeps a family's term apart from any word. */
@@ -87,14 +89,20 @@ export function withVerbFamilies(tokenize: Tokenize): Tokenize {
 const HAN_VERBS: readonly string[] = [...FAMILY_OF.keys()]
   .filter((word) => /\p{Script=Han}/u.test(word))
   .sort((a, b) => b.length - a.length);
+/**
+ * Openings of a question or an ask that start a request of their own after "and" or a comma, as an action
+ * verb does: "what time is it, what files are in ~/notes, and tell me what you remember about Alice".
+ */
+const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
 const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
 
 /**
  * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a
- * "please" or 帮我 — the mark of a new request after "and" or 以及.
+ * "please" or 帮我, or with a question word or "tell me" — the mark of a new request after "and" or 以及.
  */
 export function opensWithVerb(text: string): boolean {
   const rest = text.replace(/^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu, "");
+  if (REQUEST_OPENER.test(rest)) return true;
   const latin = FIRST_LATIN_WORD.exec(rest)?.[0].toLowerCase();
   if (latin) return FAMILY_OF.has(latin) || FAMILY_OF.has(stem(latin));
   return HAN_VERBS.some((word) => rest.startsWith(word));

@@ -22,6 +22,36 @@ describe("request parts", () => {
     expect(splitParts("查一下天气，然后提醒我带伞")).toEqual(["查一下天气", "提醒我带伞"]);
   });
 
+  it("cut where a question or 'tell me' starts another request, and rank a one-word sentence on its own", () => {
+    expect(
+      splitParts("What time is it? Also list my files and tell me what you remember about Alice"),
+    ).toEqual(["What time is it", "Also list my files", "tell me what you remember about Alice"]);
+    expect(
+      splitParts("what time is it, what files are in ~/notes, and what do you know about Alice"),
+    ).toEqual(["what time is it", "what files are in ~/notes", "what do you know about Alice"]);
+    // A sentence with one term left after stop words is a request of its own and gets a slot up front;
+    // "Thanks." has none. (Before, a sentence needed two terms: the clock never got one.)
+    const tool = (id: string, description: string): ToolDescriptor => ({
+      id,
+      server: id.split("_")[0]!,
+      name: id,
+      description,
+    });
+    const tools = [
+      tool("list_files", "List the files in a folder of my home"),
+      tool("list_folders", "List the folders of my home directory"),
+      tool("list_repos", "List the git repositories in my home"),
+      tool("list_tags", "List the tags of a repository"),
+      tool("time_now", "Current time"),
+    ];
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    const ranked = router.rankNow("What time is it? List the files, folders and repos in my home.", {
+      topK: 3,
+    });
+    expect(ranked.map((tool) => tool.id)).toContain("time_now");
+    expect(router.rankNow("Thanks.", { topK: 3 })).toEqual([]);
+  });
+
   it("leave nouns joined by 'and' or a comma together", () => {
     expect(splitParts("get the temperature and humidity of Berlin")).toEqual([
       "get the temperature and humidity of Berlin",
@@ -38,6 +68,14 @@ describe("verb families", () => {
     expect(withVerbFamilies(tokenize)("fetch the weather")).toEqual(["fetch", "^get", "weather"]);
     expect(opensWithVerb("please save a note")).toBe(true);
     expect(opensWithVerb("humidity of Berlin")).toBe(false);
+  });
+
+  it("tie remembering and recalling to a memory, in either language", () => {
+    const family = verbFamily(tokenize("memory")[0]!);
+    expect(family).toBe("^remember");
+    for (const word of ["remember", "recall", "memorize"])
+      expect(verbFamily(tokenize(word)[0]!)).toBe(family);
+    expect(verbFamily("记住")).toBe(family);
   });
 
   it("lead a Chinese request to a tool described in English", () => {

@@ -27,8 +27,11 @@ export {
   DEFAULT_SERVER_WEIGHT,
 } from "../../config/defaults.js";
 
-/** Fewest terms a sentence needs to be ranked on its own: "Thanks." is not a request. */
-const MIN_CLAUSE_TERMS = 2;
+/**
+ * Fewest terms a sentence needs to be ranked on its own. One: "What time is it?" is a request of its own
+ * with one term, while "Thanks." or "Hello!" has none left after stop words.
+ */
+const MIN_CLAUSE_TERMS = 1;
 /** How far down each sentence's own ranking is merged: its best few are what it adds. */
 const MAX_CLAUSE_HITS = 20;
 /** Least score of a part's best tool, relative to the whole request's best, for it to be put up front. */
@@ -147,14 +150,12 @@ export class LexicalStrategy implements RoutingStrategy {
 
   /** {@link rank} without the promise, for callers that measure or cannot wait. */
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
-    // Each part is tokenized once: the whole request's terms are the union of its parts'. A sentence
-    // needs two terms to be ranked on its own ("Thanks." is not a request); a part that a conjunction cut
-    // from its sentence needs one ("what time is it" → "time").
-    const parts: Array<{ terms: string[]; min: number }> = [];
+    // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
+    // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
+    const parts: Array<{ terms: string[] }> = [];
     for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
       const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
-      for (const piece of pieces)
-        parts.push({ terms: this.#tokenize(piece), min: pieces.length > 1 ? 1 : MIN_CLAUSE_TERMS });
+      for (const piece of pieces) parts.push({ terms: this.#tokenize(piece) });
     }
     const clauses = parts.map((part) => part.terms);
     const wholeTerms = this.#wholeTerms(clauses, query.context ?? []);
@@ -163,7 +164,9 @@ export class LexicalStrategy implements RoutingStrategy {
       this.#required !== undefined || (this.#serverWeight > 0 && this.#serverEvidence.servers > 1);
     const depth = reorders ? limit + PENALTY_EXTRA_DEPTH : limit;
     const whole = this.#index.search(expanded, depth);
-    const ranked = parts.filter((part) => new Set(part.terms).size >= part.min).map((part) => part.terms);
+    const ranked = parts
+      .filter((part) => new Set(part.terms).size >= MIN_CLAUSE_TERMS)
+      .map((part) => part.terms);
     const merged =
       ranked.length < 2 || whole.length === 0
         ? whole
