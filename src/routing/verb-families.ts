@@ -8,8 +8,8 @@ import type { Tokenize } from "./tokenizer.js";
  * General verb families of English and Chinese (from everyday usage, not from any data set). Words that
  * are as often nouns ("order", "book", "post", "record", "log") or something else ("add" two numbers) are
  * left out: they would tie a noun to an action; so are single Chinese characters (查 is "check", "look
- * up", "search" and "view" by turns: 查一下 … 订单 went to the one tool that says "search"). A word belongs
- * to one family.
+ * up", "search" and "view" by turns: 查一下 … 订单 went to the one tool that says "search"), and so is 比较,
+ * as often "rather" (我比较喜欢红酒, 我比较急) as "compare". A word belongs to one family.
  */
 const FAMILIES: Readonly<Record<string, string>> = {
   get: "get fetch retrieve obtain read load view show display 获取 读取 查看 获得 得到 调取 显示",
@@ -33,7 +33,7 @@ const FAMILIES: Readonly<Record<string, string>> = {
   recommend: "recommend suggest advise propose 推荐 建议",
   reserve: "reserve schedule arrange 预约 预订 预定 安排",
   track: "track monitor trace 跟踪 追踪 监控 监测",
-  compare: "compare contrast 比较 对比",
+  compare: "compare contrast 对比",
   verify: "verify validate check confirm 验证 校验 检查 确认 核实 检测",
   download: "download 下载",
   upload: "upload 上传",

@@ -78,6 +78,11 @@ describe("verb families", () => {
     expect(verbFamily("记住")).toBe(family);
   });
 
+  it("leave out words as often something else: 比较 is 'rather' as often as 'compare'", () => {
+    expect(verbFamily("对比")).toBe("^compare");
+    expect(withVerbFamilies(tokenize)("我比较喜欢红酒")).not.toContain("^compare");
+  });
+
   it("lead a Chinese request to a tool described in English", () => {
     const tools: ToolDescriptor[] = [
       { id: "git_commit", server: "git", name: "git_commit", description: "Commit staged changes" },
