@@ -134,9 +134,9 @@ describe("a tool the model was not offered", () => {
     const first = await agent.run("What is the weather forecast?");
     expect(first.calls.map((c) => [c.name, c.ok])).toEqual([["wx_weather_forecast_a", true]]);
 
-    // Nothing in "remember that Alice likes tea" matches a tool: the fallback offers the used tool's
+    // Nothing in "keep in mind that Alice likes tea" matches a tool: the fallback offers the used tool's
     // server first, then every server's tools in turn; the used tool stays offered.
-    const second = await agent.run("remember that Alice likes tea", { history: first.messages });
+    const second = await agent.run("keep in mind that Alice likes tea", { history: first.messages });
     const offeredNow = offered(2);
     expect(offeredNow[0]).toBe("wx_weather_forecast_a");
     expect(offeredNow).toContain("memory_create_entities");

@@ -146,7 +146,7 @@ const EVERYTHING = `${ROOT}node_modules/@modelcontextprotocol/server-everything/
 describe("the fallback over real servers (server-memory and server-everything: 22 tools)", () => {
   let dir: string;
   let config: string;
-  const request = "remember that Alice likes tea";
+  const request = "keep in mind that Alice likes tea";
 
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), "switchyard-fallback-"));
