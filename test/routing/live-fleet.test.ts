@@ -13,7 +13,7 @@ import { NODE, ROOT } from "../helpers.js";
  * catalog-server process, routed as the agent routes them (`routerFor`, topK 8). Users asked this fleet
  * "a clock + files + memory question" and were offered no clock; "commit my changes" ranked git_commit
  * fifth. Still missed (docs/routing.md): a weak part beside a strong one, as in "… list the files in my
- * home folder and check my memory for Alice" (the memory part's best scores under 0.3 of the whole's).
+ * home folder and check my memory for Alice" (here `memory` is only a server key; "check" goes to GitHub).
  */
 const SERVERS = [
   "time",
