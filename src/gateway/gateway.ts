@@ -1,8 +1,10 @@
 // The gateway: a Switchyard's whole fleet as one MCP server. Its parts: one server instance's handlers
 // (server.ts), the 2025-11-25 HTTP sessions (sessions.ts), stdio clients (stdio-connections.ts) and
 // the live connections told of changes (live-servers.ts); 2026-07-28 requests go to the SDK's handler.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable, Writable } from "node:stream";
 import {
+  type AuthInfo,
   createMcpHandler,
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isJsonContentType,
@@ -19,9 +21,11 @@ import { SwitchyardError } from "../errors.js";
 import { packageJson } from "../package-root.js";
 import type { Switchyard } from "../switchyard.js";
 import type { Identity } from "../telemetry/audit.js";
+import { leanMessage } from "./lean-request.js";
 import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
 import { GatewayMetrics } from "./metrics.js";
+import { toWebRequest } from "./node-request.js";
 import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
@@ -129,6 +133,13 @@ export interface Gateway extends AsyncDisposable {
    * process. Requests on another path get 404.
    */
   handle(request: Request): Promise<Response>;
+  /**
+   * The lean path `listenHttp` tries first: serve a POST (`body`: read whole) on node's own request and
+   * response when it is one JSON-RPC message, not `initialize`, of a 2025-11-25 session this process
+   * holds for its caller — answered `application/json`, or SSE when the server sends anything for it
+   * before its answer. False when it is not such a request: nothing was written, and `handle` answers it.
+   */
+  serveNode(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<boolean>;
   /** Stop serving: end every session and stdio connection. Idempotent; the Switchyard stays open. */
   close(): Promise<void>;
 }
@@ -235,6 +246,20 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       return streams.serve(identity.user, () => serve(incoming, identity));
     },
 
+    async serveNode(req, res, body) {
+      const lean = closed ? undefined : await leanMessage(req, body, path);
+      if (!lean) return false;
+      const identity = options.authenticate ? await identify(toWebRequest(req, body)) : parts.identity;
+      if (identity instanceof Response) return false; // the full path refuses it
+      const transport = sessions.heldFor(lean.sessionId, identity.user);
+      if (!transport?.accepts(lean.protocolVersion)) return false;
+      const release = streams.take(identity.user);
+      if (release instanceof Response) return false; // the full path answers the 429
+      res.once("close", release);
+      transport.serveLean(lean.message, res, { authInfo: authInfoOf(identity) });
+      return true;
+    },
+
     async close() {
       if (closed) return;
       closed = true;
@@ -251,17 +276,17 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
 
   /** One request of `identity`: a 2026-07-28 one statelessly, a 2025-11-25 one in its session. */
   async function serve(incoming: Request, identity: Identity): Promise<Response> {
-    const authInfo = {
-      token: "",
-      clientId: identity.user,
-      scopes: [...identity.roles],
-      extra: { identity },
-    };
+    const authInfo = authInfoOf(identity);
     const { parsedBody, request } = await readJsonBody(incoming);
     const given = { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) };
     if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
     return sessions.handle(request, { user: identity.user, ...given });
   }
+}
+
+/** What the SDK's server is told of a request's caller (the gateway's handlers read `extra.identity`). */
+function authInfoOf(identity: Identity): AuthInfo {
+  return { token: "", clientId: identity.user, scopes: [...identity.roles], extra: { identity } };
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   validateHostHeader,
   validateOriginHeader,
 } from "@modelcontextprotocol/server";
+import type { HeaderSource } from "./node-request.js";
 
 export interface HttpGuardOptions {
   /** The address the gateway listens on (`127.0.0.1` by default). */
@@ -30,13 +31,17 @@ export function isLoopbackHost(host: string): boolean {
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
+/** The Host and Origin checks of {@link createHttpGuard}. */
+export interface HttpGuard {
+  /** Undefined for a request that may go on (only its headers are read), else the 403 to send. */
+  check(request: HeaderSource): Response | undefined;
+}
+
 /**
  * The gateway's Host and Origin checks: `check(request)` is undefined for a request that may go on,
  * else the 403 to send (a JSON-RPC error naming the header and what to set in `gateway`).
  */
-export function createHttpGuard(options: HttpGuardOptions): {
-  check(request: Request): Response | undefined;
-} {
+export function createHttpGuard(options: HttpGuardOptions): HttpGuard {
   const loopback = isLoopbackHost(options.host);
   const local = loopback ? localhostAllowedHostnames() : [];
   const hosts =

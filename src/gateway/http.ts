@@ -4,7 +4,8 @@ import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_MAX_BODY_BYTES } from "../config/
 import { SwitchyardError } from "../errors.js";
 import type { GatewayAuth } from "./auth.js";
 import type { Gateway } from "./gateway.js";
-import { createHttpGuard } from "./http-guard.js";
+import { createHttpGuard, type HttpGuard } from "./http-guard.js";
+import { nodeHeaders, readBody, toWebRequest } from "./node-request.js";
 import { isProbe } from "./operations.js";
 
 /** Options of {@link listenHttp}. */
@@ -34,9 +35,10 @@ export interface HttpListener extends AsyncDisposable {
 }
 
 /**
- * Serve a gateway's `handle` on `node:http`: each request becomes a web-standard `Request` (its signal
- * aborts when the client goes away, which cancels its calls) and the `Response` is streamed back (SSE
- * included).
+ * Serve a gateway on `node:http`. A POST of one JSON-RPC message in a 2025-11-25 session held here is
+ * served on node's own request and response (`Gateway.serveNode`); every other request becomes a
+ * web-standard `Request` for `Gateway.handle` (its signal aborts when the client goes away, which
+ * cancels its calls) and the `Response` is streamed back (SSE included).
  * @throws SwitchyardError `INVALID_INPUT` when the port cannot be bound (in use, not allowed).
  */
 export async function listenHttp(gateway: Gateway, options: ListenOptions): Promise<HttpListener> {
@@ -55,7 +57,7 @@ export async function listenHttp(gateway: Gateway, options: ListenOptions): Prom
     options.auth?.metadata(request) ??
     (await gateway.handle(request));
   const server = createServer((req, res) => {
-    void serve(handle, req, res, maxBodyBytes).catch((error) => {
+    void serve(gateway, handle, { req, res, maxBodyBytes, guard }).catch((error) => {
       options.onError?.(error);
       if (!res.headersSent)
         res.writeHead((error as { status?: number }).status ?? 500, { connection: "close" });
@@ -92,13 +94,23 @@ export async function listenHttp(gateway: Gateway, options: ListenOptions): Prom
 }
 
 async function serve(
+  gateway: Gateway,
   handle: (request: Request) => Promise<Response>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  maxBodyBytes: number,
+  http: { req: IncomingMessage; res: ServerResponse; maxBodyBytes: number; guard: HttpGuard },
 ) {
-  const request = await toRequest(req, res, maxBodyBytes);
-  const response = await handle(request);
+  const { req, res } = http;
+  const body =
+    req.method === "GET" || req.method === "HEAD" ? undefined : await readBody(req, http.maxBodyBytes);
+  // The lean path: a POST that passes the Host and Origin checks may be served on node's own request and
+  // response (the gateway says whether it took it); anything else, or a refusal, takes the full path.
+  if (
+    body &&
+    req.method === "POST" &&
+    http.guard.check({ headers: nodeHeaders(req) }) === undefined &&
+    (await gateway.serveNode(req, res, body))
+  )
+    return;
+  const response = await handle(toWebRequest(req, body, res));
   // The client went away while it was being answered: nobody reads the body (an SSE stream would stay
   // open, holding its place among its identity's streams).
   if (res.destroyed) return void (await response.body?.cancel().catch(() => {}));
@@ -117,33 +129,4 @@ async function serve(
     // the client went away, or the stream was cancelled
   }
   res.end();
-}
-
-/** A fetch `Request` for a node request; the body is read whole (past the limit: status 413). */
-async function toRequest(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<Request> {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(key, one);
-  }
-  let body: Buffer | undefined;
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBodyBytes) throw Object.assign(new Error("request body too large"), { status: 413 });
-      chunks.push(chunk);
-    }
-    body = Buffer.concat(chunks);
-  }
-  const abort = new AbortController();
-  res.on("close", () => {
-    if (!res.writableFinished) abort.abort();
-  });
-  return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
-    method: req.method ?? "GET",
-    headers,
-    ...(body ? { body } : {}),
-    signal: abort.signal,
-  });
 }

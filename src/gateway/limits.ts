@@ -70,11 +70,10 @@ export class StreamSlots {
   }
 
   /**
-   * Serve one request of `user` in a place of its own, or answer 429 when `user` has every place taken.
-   * The place is given back when the response has no body, when its body ends (or fails, or is
-   * cancelled), or when `serve` throws.
+   * Take a place of `user`'s: the function that gives it back (once; later calls do nothing), or the 429
+   * to answer with when `user` has every place taken.
    */
-  async serve(user: string, serve: () => Promise<Response>): Promise<Response> {
+  take(user: string): (() => void) | Response {
     if (this.count(user) >= this.#max)
       return tooManyRequests({
         limit: "streamsPerUser",
@@ -86,13 +85,23 @@ export class StreamSlots {
       });
     this.#open.set(user, this.count(user) + 1);
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       const left = this.count(user) - 1;
       if (left > 0) this.#open.set(user, left);
       else this.#open.delete(user);
     };
+  }
+
+  /**
+   * Serve one request of `user` in a place of its own, or answer 429 when `user` has every place taken.
+   * The place is given back when the response has no body, when its body ends (or fails, or is
+   * cancelled), or when `serve` throws.
+   */
+  async serve(user: string, serve: () => Promise<Response>): Promise<Response> {
+    const release = this.take(user);
+    if (release instanceof Response) return release;
     let response: Response;
     try {
       response = await serve();

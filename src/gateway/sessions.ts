@@ -3,11 +3,7 @@
 // replica takes up a session another began. Each identity has at most `sessionsPerUser` (here and in the store); a session
 // unused for `idleMs` is ended, here and in the store.
 import { randomUUID } from "node:crypto";
-import {
-  type AuthInfo,
-  type Server,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
+import type { AuthInfo, Server } from "@modelcontextprotocol/server";
 import type { Clock } from "../abort.js";
 import {
   DEFAULT_GATEWAY_MAX_SESSIONS,
@@ -21,6 +17,7 @@ import type { Store } from "../store/store.js";
 import { limitOf, tooManyRequests } from "./limits.js";
 import { anotherUsers, isoAt, sessionExpired, sessionNotFound } from "./session-refusals.js";
 import { SEALED_PREFIX, type SessionSeal } from "./session-seal.js";
+import { SessionTransport } from "./session-transport.js";
 
 /** What the gateway needs of a store to share its 2025-11-25 sessions (every `Store` has it). */
 export type GatewaySessionStore = Pick<
@@ -49,7 +46,7 @@ interface FoundSession {
 
 /** A 2025-11-25 session this process holds. */
 interface HeldSession {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: SessionTransport;
   user: string;
   /** When a request last came for it (ms since the epoch). */
   usedAt: number;
@@ -131,7 +128,6 @@ export class HttpSessions {
     request: Request,
     { user, ...given }: { user: string; authInfo: AuthInfo; parsedBody?: unknown },
   ): Promise<Response> {
-    const store = this.#store;
     const now = this.#clock.now();
     if (now >= this.#sweepAt) this.#sweep();
     const id = request.headers.get("mcp-session-id");
@@ -149,14 +145,7 @@ export class HttpSessions {
       if (session instanceof Response) return session;
       if (!session) return sessionNotFound();
       if (session === ANOTHER_USERS || session.user !== user) return anotherUsers();
-      // The most recently used last: when there are too many, the one unused longest goes first.
-      this.#sessions.delete(id);
-      this.#sessions.set(id, session);
-      session.usedAt = now;
-      if (store && now - session.touchedAt >= DEFAULT_GATEWAY_SESSION_TOUCH_MS) {
-        session.touchedAt = now;
-        void store.touchGatewaySession(id, isoAt(now)).catch(this.#storeFailed);
-      }
+      this.#use(id, session, now);
       return session.transport.handleRequest(request, given);
     }
     // The initialize request, kept with the session for a replica that takes it up.
@@ -188,6 +177,39 @@ export class HttpSessions {
       if (this.#beginning.get(user) === last) this.#beginning.delete(user);
     });
     return turn;
+  }
+
+  /**
+   * The transport of session `id` when this process holds it for `user` and it may be used now (it is
+   * then marked used), for a request served on it directly; else undefined, and `handle` answers the
+   * request (a session to take up, expired, another user's, ended).
+   */
+  heldFor(id: string, user: string): SessionTransport | undefined {
+    const now = this.#clock.now();
+    if (now >= this.#sweepAt) this.#sweep();
+    const held = this.#sessions.get(id);
+    if (
+      !held ||
+      held.user !== user ||
+      held.transport.closed ||
+      (held.expiresAt !== undefined && now >= held.expiresAt) ||
+      this.#expired(held.usedAt)
+    )
+      return undefined;
+    this.#use(id, held, now);
+    return held.transport;
+  }
+
+  /** Mark a session used now: the most recently used last (past `maxSessions` the one unused longest goes). */
+  #use(id: string, session: HeldSession, now: number): void {
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
+    session.usedAt = now;
+    const store = this.#store;
+    if (store && now - session.touchedAt >= DEFAULT_GATEWAY_SESSION_TOUCH_MS) {
+      session.touchedAt = now;
+      void store.touchGatewaySession(id, isoAt(now)).catch(this.#storeFailed);
+    }
   }
 
   /** End every session held here (they stay in the store, for another replica). */
@@ -265,12 +287,8 @@ export class HttpSessions {
   }
 
   /** A transport for a 2025-11-25 session of `user`; `id` makes its session id (a new one, or a stored one). */
-  #transport(
-    user: string,
-    id: () => string,
-    initialize: () => unknown,
-  ): WebStandardStreamableHTTPServerTransport {
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+  #transport(user: string, id: () => string, initialize: () => unknown): SessionTransport {
+    const transport: SessionTransport = new SessionTransport({
       sessionIdGenerator: id,
       onsessioninitialized: async (sessionId) => {
         const usedAt = this.#clock.now();

@@ -1,0 +1,56 @@
+// A `node:http` request seen the two ways the gateway reads one: its headers as the `get(name)` the
+// checks ask (http-guard.ts, the SDK's era classification), and a web-standard `Request` for the full
+// path (`Gateway.handle`), built only when that path is taken.
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** What the header checks read of a request. */
+export interface HeaderSource {
+  headers: { get(name: string): string | null };
+}
+
+/** A node request's headers with `get` (a repeated header's values joined with `, `, as `Headers` does). */
+export function nodeHeaders(req: IncomingMessage): HeaderSource["headers"] {
+  return {
+    get(name) {
+      const value = req.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+}
+
+/** A request's body, read whole. @throws an Error with `status` 413 past `maxBodyBytes`. */
+export async function readBody(req: IncomingMessage, maxBodyBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) throw Object.assign(new Error("request body too large"), { status: 413 });
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/**
+ * A fetch `Request` for a node request and its body; with `res`, its signal aborts when the client goes
+ * away before its response is finished (which cancels its calls).
+ */
+export function toWebRequest(req: IncomingMessage, body: Buffer | undefined, res?: ServerResponse): Request {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(req.headers)) {
+    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(key, one);
+  }
+  let signal: AbortSignal | undefined;
+  if (res) {
+    const abort = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    signal = abort.signal;
+  }
+  return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
+    method: req.method ?? "GET",
+    headers,
+    ...(body ? { body } : {}),
+    ...(signal ? { signal } : {}),
+  });
+}

@@ -1,0 +1,182 @@
+// The gateway's lean HTTP path (issue 29), over real HTTP to a real gateway fronting real stdio servers:
+// a 2025-11-25 call that nothing is sent for before its answer is answered `application/json`; one the
+// server reports progress for (or asks its client something during) gets an SSE stream carrying it; a
+// notification gets 202; a call whose client goes away gives back its stream place.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ClientRelay,
+  createGateway,
+  type Gateway,
+  type HttpListener,
+  listenHttp,
+} from "../../src/gateway/index.js";
+import { Switchyard } from "../../src/index.js";
+import { NODE, ROOT } from "../helpers.js";
+import { textOf } from "./fleet.js";
+
+const FIXTURES = `${ROOT}test/fixtures`;
+let yard: Switchyard;
+let gateway: Gateway;
+let listener: HttpListener;
+
+const HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+};
+
+/** A 2025-11-25 session begun with raw HTTP: its id. */
+async function initialize(url = listener.url): Promise<string> {
+  const opened = await fetch(url, {
+    method: "POST",
+    headers: HEADERS,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+  await opened.text();
+  const id = opened.headers.get("mcp-session-id");
+  expect(id).toBeTruthy();
+  const done = await post(id!, { jsonrpc: "2.0", method: "notifications/initialized" }, undefined, url);
+  expect(done.status).toBe(202);
+  return id!;
+}
+
+function post(sessionId: string, message: unknown, signal?: AbortSignal, url = listener.url) {
+  return fetch(url, {
+    method: "POST",
+    headers: { ...HEADERS, "mcp-session-id": sessionId },
+    body: JSON.stringify(message),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** The JSON-RPC messages of an SSE body, in order. */
+function events(body: string): Array<{ method?: string; id?: unknown; result?: unknown }> {
+  return body
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice("data: ".length)));
+}
+
+beforeAll(async () => {
+  const relay = new ClientRelay();
+  yard = await Switchyard.connect(
+    {
+      mcpServers: {
+        fault: { command: NODE, args: [`${FIXTURES}/fault-server.mjs`] },
+        asking: { command: NODE, args: [`${FIXTURES}/asking-server.mjs`] },
+      },
+    },
+    relay.switchyardOptions(),
+  );
+  gateway = createGateway(yard, { relay });
+  listener = await listenHttp(gateway, { port: 0 });
+}, 30_000);
+
+afterAll(async () => {
+  await listener?.close();
+  await gateway?.close();
+  await yard?.close();
+});
+
+describe("the lean HTTP path (2025-11-25 sessions)", () => {
+  it("answers a call that nothing is sent for before its answer with application/json", async () => {
+    const session = await initialize();
+    const answer = await post(session, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "fault_progress", arguments: { ms: 20, every: 5 } },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("application/json");
+    expect(answer.headers.get("mcp-session-id")).toBe(session);
+    const body = (await answer.json()) as { id: number; result: unknown };
+    expect(body.id).toBe(2);
+    expect(textOf(body.result)).toContain("progressed");
+  });
+
+  it("streams a call's progress over SSE, then its answer", async () => {
+    const session = await initialize();
+    const answer = await post(session, {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: {
+        name: "fault_progress",
+        arguments: { ms: 200, every: 20 },
+        _meta: { progressToken: "p-3" },
+      },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("text/event-stream");
+    const messages = events(await answer.text());
+    const progress = messages.filter((message) => message.method === "notifications/progress");
+    expect(progress.length).toBeGreaterThan(0);
+    expect(messages.at(-1)).toMatchObject({ id: 3, result: expect.anything() });
+    expect(messages.indexOf(progress[0]!)).toBeLessThan(messages.length - 1);
+  });
+
+  it("carries a server's elicitation mid-call to the client and its answer back", async () => {
+    const asked: string[] = [];
+    const client = new Client(
+      { name: "asker", version: "1" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler("elicitation/create", async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { name: "Ada", age: 30 } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      const result = await client.callTool({ name: "asking_profile", arguments: {} });
+      expect(JSON.parse(textOf(result))).toMatchObject({ action: "accept", content: { name: "Ada" } });
+      expect(asked).toEqual(["Who are you?"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("gives back a call's stream place when its client goes away before the answer", async () => {
+    // Two places (streamsPerUser 2): two calls that hang take them both.
+    const narrow = createGateway(yard, { streamsPerUser: 2 });
+    const narrowListener = await listenHttp(narrow, { port: 0 });
+    try {
+      const url = narrowListener.url;
+      const session = await initialize(url);
+      const list = async (id: number) => {
+        const answer = await post(session, { jsonrpc: "2.0", id, method: "tools/list" }, undefined, url);
+        await answer.text();
+        return answer.status;
+      };
+      const abort = new AbortController();
+      // Held (an answer's body unread and unreferenced may be collected, which ends its stream).
+      const hanging = [10, 11].map((id) =>
+        post(
+          session,
+          {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: { name: "fault_work", arguments: { id: `lean-${id}`, fault: "hang" } },
+          },
+          abort.signal,
+          url,
+        ).catch(() => undefined),
+      );
+      await expect.poll(() => list(12), { timeout: 20_000 }).toBe(429);
+      abort.abort();
+      await Promise.all(hanging);
+      await expect.poll(() => list(13), { timeout: 20_000 }).toBe(200);
+    } finally {
+      await narrowListener.close();
+      await narrow.close();
+    }
+  });
+});
