@@ -25,7 +25,7 @@ import { leanMessage } from "./lean-request.js";
 import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
 import { GatewayMetrics } from "./metrics.js";
-import { toWebRequest } from "./node-request.js";
+import { nodeHeaders, toWebRequest } from "./node-request.js";
 import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
@@ -256,7 +256,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       const release = streams.take(identity.user);
       if (release instanceof Response) return false; // the full path answers the 429
       res.once("close", release);
-      transport.serveLean(lean.message, res, { authInfo: authInfoOf(identity) });
+      transport.serveLean(lean.message, res, { authInfo: authInfoOf(identity), request: requestInfoOf(req) });
       return true;
     },
 
@@ -282,6 +282,15 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
     return sessions.handle(request, { user: identity.user, ...given });
   }
+}
+
+/**
+ * What a handler is told of a lean request's HTTP request (`ctx.http.req`): its method, URL and headers
+ * — all the SDK and the gateway read of it (the priority header, `logging/setLevel`'s session id) —
+ * without building a web `Request` for each call.
+ */
+function requestInfoOf(req: IncomingMessage): Request {
+  return { method: req.method, url: req.url, headers: nodeHeaders(req) } as unknown as Request;
 }
 
 /** What the SDK's server is told of a request's caller (the gateway's handlers read `extra.identity`). */
