@@ -247,7 +247,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     },
 
     async serveNode(req, res, body) {
-      const lean = closed ? undefined : await leanMessage(req, body, path);
+      const lean = closed ? undefined : leanMessage(req, body, path);
       if (!lean) return false;
       const identity = options.authenticate ? await identify(toWebRequest(req, body)) : parts.identity;
       if (identity instanceof Response) return false; // the full path refuses it
