@@ -84,6 +84,15 @@ class LeanExchange {
     }
   }
 
+  /**
+   * The session ended before the answer: the response ends with none, as the SDK's stream of a request
+   * does when its session closes (an empty SSE stream when nothing was sent yet; the client's call fails).
+   */
+  abandon(): void {
+    if (!this.over) this.#stream();
+    this.end();
+  }
+
   /** Stop: no more keep-alives; the response is ended if it was streaming. */
   end(): void {
     this.#done = true;
@@ -135,7 +144,7 @@ export class SessionTransport implements Transport {
     this.web.onerror = (error) => this.onerror?.(error);
     this.web.onclose = () => {
       this.#closed = true;
-      for (const exchange of this.#lean.values()) exchange.end();
+      for (const exchange of this.#lean.values()) exchange.abandon();
       this.#lean.clear();
       this.onclose?.();
     };

@@ -143,6 +143,42 @@ describe("the lean HTTP path (2025-11-25 sessions)", () => {
     }
   });
 
+  it("ends a call's response with no answer when its session is deleted while it waits", async () => {
+    const session = await initialize();
+    const waiting = post(session, {
+      jsonrpc: "2.0",
+      id: 20,
+      method: "tools/call",
+      params: { name: "fault_work", arguments: { id: "lean-deleted", fault: "hang" } },
+    });
+    // The call is in: its server has it (it notes when each call for an id arrived).
+    await expect
+      .poll(
+        async () => {
+          const answer = await post(session, {
+            jsonrpc: "2.0",
+            id: 21,
+            method: "tools/call",
+            params: { name: "fault_stats", arguments: {} },
+          });
+          const { result } = (await answer.json()) as {
+            result: { structuredContent: { times: Record<string, unknown> } };
+          };
+          return "lean-deleted" in result.structuredContent.times;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    const deleted = await fetch(listener.url, {
+      method: "DELETE",
+      headers: { ...HEADERS, "mcp-session-id": session },
+    });
+    expect(deleted.status).toBe(200);
+    const answer = await waiting;
+    expect(answer.headers.get("content-type")).toBe("text/event-stream");
+    expect(events(await answer.text())).toEqual([]);
+  });
+
   it("gives back a call's stream place when its client goes away before the answer", async () => {
     // Two places (streamsPerUser 2): two calls that hang take them both.
     const narrow = createGateway(yard, { streamsPerUser: 2 });
