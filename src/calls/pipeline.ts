@@ -269,7 +269,9 @@ export class RequestPipeline {
               // the caller's callback is its own affair, as its onProgress is
             }
             // The id is in the store before the task is followed: a process killed meanwhile leaves it.
-            await this.#parts.recorded?.();
+            // Within the call's deadline and signal: a slow store delays the task, never holds it past them.
+            const recorded = this.#parts.recorded?.();
+            if (recorded) await abortable(recorded, context.deadline.signalWith(input.signal));
           },
         };
         // A tool quarantined since it was resolved (its lazy server, started for this call, listed it

@@ -20,6 +20,9 @@ export class StoreRecorder implements Observer {
   #batch: SwitchyardEvent[] = [];
   /** The write under way; the next starts when it ends. */
   #writing: Promise<void> | undefined;
+  /** Events reported, and events whose write has ended (written, or failed and told to `onError`). */
+  #reported = 0;
+  #ended = 0;
 
   constructor(store: Store, options: RecorderOptions = {}) {
     this.#store = store;
@@ -29,6 +32,7 @@ export class StoreRecorder implements Observer {
   onEvent(event: SwitchyardEvent): void {
     if (event.type === "call_progress") return;
     this.#batch.push(event);
+    this.#reported += 1;
     if (this.#batch.length === 1 && !this.#writing) queueMicrotask(() => this.#write());
   }
 
@@ -40,18 +44,21 @@ export class StoreRecorder implements Observer {
       .record(batch)
       .catch(this.#onError)
       .finally(() => {
+        this.#ended += batch.length;
         this.#writing = undefined;
         this.#write();
       });
   }
 
-  /** Resolves when every event reported so far is written. */
+  /**
+   * Resolves when every event reported before the call is written (or its write failed). Events that
+   * come meanwhile are not waited for: under steady traffic the recorder is never idle.
+   */
   async flush(): Promise<void> {
-    for (;;) {
+    const reported = this.#reported;
+    while (this.#ended < reported) {
       this.#write();
-      const writing = this.#writing;
-      if (!writing) return;
-      await writing;
+      await this.#writing;
     }
   }
 }
