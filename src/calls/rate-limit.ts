@@ -56,23 +56,7 @@ export class RateLimit {
       this.#reserve(now);
       return;
     }
-    if (wait >= deadline.left()) {
-      const { perSecond, perMinute } = this.#config;
-      const limit = [perSecond && `${perSecond}/s`, perMinute && `${perMinute}/min`]
-        .filter(Boolean)
-        .join(", ");
-      throw new SwitchyardError(
-        "RATE_LIMITED",
-        `${what} was not sent: server ${this.#server}'s rateLimit (${limit}) has no turn for it within its ${deadline.limitMs} ms deadline; ${whenAgain(wait)}, or raise the rateLimit or timeoutMs`,
-        {
-          server: this.#server,
-          ...(tool !== undefined ? { tool } : {}),
-          delivery: "transient",
-          serverFault: false,
-          retryAfterMs: Math.ceil(wait),
-        },
-      );
-    }
+    if (wait >= deadline.left()) throw this.#refusal(what, deadline, wait, tool);
     const reserved = this.#reserve(now);
     try {
       await delay(wait, undefined, { signal });
@@ -80,6 +64,35 @@ export class RateLimit {
       this.#giveBack(reserved);
       throw error;
     }
+  }
+
+  /**
+   * Wait until a token could be taken, reserving none (then `tryTake`, which another request may win):
+   * for a request that must give back what it holds while it waits, and queue for it again.
+   * @throws SwitchyardError `RATE_LIMITED` when that time comes after the deadline; the signal's reason.
+   */
+  async untilTurn(what: string, deadline: Deadline, signal: AbortSignal, tool?: string): Promise<void> {
+    const now = this.#clock.now();
+    const wait = this.#sendAt(now) - now;
+    if (wait <= 0) return;
+    if (wait >= deadline.left()) throw this.#refusal(what, deadline, wait, tool);
+    await delay(wait, undefined, { signal });
+  }
+
+  #refusal(what: string, deadline: Deadline, wait: number, tool: string | undefined): SwitchyardError {
+    const { perSecond, perMinute } = this.#config;
+    const limit = [perSecond && `${perSecond}/s`, perMinute && `${perMinute}/min`].filter(Boolean).join(", ");
+    return new SwitchyardError(
+      "RATE_LIMITED",
+      `${what} was not sent: server ${this.#server}'s rateLimit (${limit}) has no turn for it within its ${deadline.limitMs} ms deadline; ${whenAgain(wait)}, or raise the rateLimit or timeoutMs`,
+      {
+        server: this.#server,
+        ...(tool !== undefined ? { tool } : {}),
+        delivery: "transient",
+        serverFault: false,
+        retryAfterMs: Math.ceil(wait),
+      },
+    );
   }
 
   /** When a request asked for at `now` may be sent. */

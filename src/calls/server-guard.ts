@@ -183,17 +183,7 @@ export class ServerGuard {
     let fleetSlot: (() => void) | undefined;
     try {
       for (let attempt = firstAttempt; ; attempt += 1) {
-        // The server's turn under its rateLimit is waited for holding no fleet slot: calls to other
-        // servers go on meanwhile.
-        if (this.#rate && !this.#rate.tryTake()) {
-          fleetSlot?.();
-          fleetSlot = undefined;
-          await guard(this.#rate.take(guarded.what, deadline, signal, guarded.tool));
-        }
-        // The server can take it: only now does it wait for the fleet (never holding a fleet slot
-        // while its own server is busy or its rate says not yet).
-        if (this.#fleet && fleetSlot === undefined)
-          fleetSlot = await this.#fleetSlot(this.#fleet, guarded, signal);
+        fleetSlot = await this.#sendingTurn(guarded, signal, guard, fleetSlot);
         try {
           if (deadline.passed) deadline.signal.throwIfAborted();
           return { answer: await this.#attempt(guarded, signal) };
@@ -209,6 +199,36 @@ export class ServerGuard {
     } finally {
       fleetSlot?.();
       release();
+    }
+  }
+
+  /**
+   * What a try needs once the server can take it (its own slot held): with `limits`, a fleet slot —
+   * only now waited for, never while the server is busy — and a token of the server's `rateLimit`.
+   * Without `limits` the token is waited for in order. With them, a fleet slot is never held while the
+   * rate says not yet: it is given back, the turn waited for, and both asked for again (so calls to other
+   * servers go on meanwhile, and calls that waited for the fleet together still go out spaced).
+   */
+  async #sendingTurn(
+    guarded: GuardedRequest,
+    signal: AbortSignal,
+    guard: <T>(promise: Promise<T>) => Promise<T>,
+    held: (() => void) | undefined,
+  ): Promise<(() => void) | undefined> {
+    const fleet = this.#fleet;
+    const rate = this.#rate;
+    const { what, deadline, tool } = guarded;
+    if (!fleet) {
+      if (rate) await guard(rate.take(what, deadline, signal, tool));
+      return undefined;
+    }
+    let slot = held;
+    for (;;) {
+      slot ??= await this.#fleetSlot(fleet, guarded, signal);
+      if (!rate || rate.tryTake()) return slot;
+      slot();
+      slot = undefined;
+      await guard(rate.untilTurn(what, deadline, signal, tool));
     }
   }
 

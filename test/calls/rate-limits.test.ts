@@ -95,6 +95,25 @@ describe("a client-side rate limit (rateLimit)", () => {
     expect((error as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(30_000);
     expect((error as Error).message).toContain("rateLimit");
   });
+  it("calls that waited for the fleet-wide slot together still reach the server spaced by its rateLimit", async () => {
+    const yard = await Switchyard.connect({
+      limits: { inFlight: 1 },
+      mcpServers: {
+        h: { command: NODE, args: [FAULT_SERVER], rateLimit: { perSecond: 1 } },
+        g: { command: NODE, args: [FAULT_SERVER] },
+      },
+    });
+    opened.push(yard);
+    // g holds the one fleet slot for 3 s while four calls to h queue for it.
+    const slow = yard.callTool("g_work", { id: "g", fault: "slow", ms: 3_000 }, { timeoutMs: 30_000 });
+    await delay(200);
+    const calls = [0, 1, 2, 3].map((i) => yard.callTool("h_work", { id: `s${i}` }, { timeoutMs: 30_000 }));
+    await Promise.all([slow, ...calls]);
+    const times = (await Promise.all([0, 1, 2, 3].map((i) => timesOf(yard, `s${i}`)))).flat();
+    times.sort((a, b) => a - b);
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(900);
+  });
+
   it("a call waiting for its rateLimit turn holds no fleet slot (limits.inFlight 1): another server's call goes first", async () => {
     const yard = await Switchyard.connect({
       limits: { inFlight: 1 },
