@@ -271,6 +271,8 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
   let call: GatewayCall;
   // A host that speaks tasks is answered with a task once the call's server makes it one.
   let taskMade: Promise<string> | undefined;
+  // This round's bridge, when it started the call: handed over when the host takes the call as a task.
+  let bridge: TaskBridge | undefined;
   if (typeof state === "string") {
     try {
       call = relay.resume(state, identity.user);
@@ -288,19 +290,20 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
       // A call its server runs as a task reaches a host that cannot follow tasks as a plain call, kept
       // alive by progress until the task ends; the host's cancellation aborts the call, which cancels
       // the task (tasks/cancel).
-      const bridge = new TaskBridge((progress) => started.progress?.(progress));
+      const kept = new TaskBridge((progress) => started.progress?.(progress));
+      bridge = kept;
       return yard
         .callTool(parts.name, parts.args, {
           identity,
           ...(priority !== undefined ? { priority } : {}),
           signal: started.abort.signal,
-          onProgress: (progress) => bridge.progress(progress),
+          onProgress: (progress) => kept.progress(progress),
           onTask: (taskId) => {
-            bridge.started(taskId);
+            kept.started(taskId);
             onTask?.(taskId);
           },
         })
-        .finally(() => bridge.stop());
+        .finally(() => kept.stop());
     });
   }
   const token = parts.request.params._meta?.progressToken;
@@ -331,7 +334,10 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
         const task = parts.tasks?.create(call, parts.ownerOf(ctx), clientCapabilities(parts));
         handedOver = task !== undefined;
         // The table is full of running tasks: the host gets the call bridged, as one without tasks.
-        if (task) return task as unknown as CallToolResult;
+        if (task) {
+          bridge?.handOver();
+          return task as unknown as CallToolResult;
+        }
         continue;
       }
       if (round.done) break;

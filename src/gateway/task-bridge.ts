@@ -39,6 +39,15 @@ export class TaskBridge {
     this.#tell();
   }
 
+  /**
+   * The host follows the task itself (passed through): no keep-alive of the bridge's, no message naming
+   * the server's task, and the server's progress passes as it came.
+   */
+  handOver(): void {
+    this.stop();
+    this.#timer = undefined;
+  }
+
   /** The call ended. */
   stop(): void {
     this.#stopped = true;
