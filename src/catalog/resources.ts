@@ -187,8 +187,10 @@ export class ResourceCatalog {
 
   /** The listed prompt of a catalog name, if any. */
   getPrompt(name: string): PromptEntry | undefined {
-    // Catalog names are unique: the first found is the one, with no list made or sorted.
-    for (const entries of this.#prompts.values()) {
+    // Catalog names are unique: the first found is the one, with no list made or sorted. A server that
+    // is not listed (down, or still connecting) has none, as in `prompts()`.
+    for (const [server, entries] of this.#prompts) {
+      if (!this.#listed.has(server)) continue;
       const found = entries.find((entry) => entry.name === name);
       if (found) return found;
     }

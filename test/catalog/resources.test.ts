@@ -95,6 +95,16 @@ describe("the resource catalog", () => {
       { kind: "prompts", version: 4, server: "a", added: [], removed: ["a_p"], changed: [] },
     ]);
   });
+
+  it("finds a prompt by name only while its server is listed, as prompts() lists it", () => {
+    const catalog = new ResourceCatalog(config.servers);
+    catalog.setServerPrompts("a", [{ name: "p" }]);
+    catalog.setServerListed("a", true);
+    expect(catalog.getPrompt("a_p")).toMatchObject({ server: "a", prompt: "p" });
+    catalog.setServerListed("a", false);
+    expect(catalog.prompts()).toEqual([]);
+    expect(catalog.getPrompt("a_p")).toBeUndefined();
+  });
 });
 
 describe("resources and prompts across servers (the SDK v2 fixture)", () => {
