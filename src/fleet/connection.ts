@@ -127,7 +127,7 @@ export class ServerConnection {
     if (this.#errorCode !== undefined) state.errorCode = this.#errorCode;
     if (serverInfo) state.serverInfo = { name: serverInfo.name, version: serverInfo.version };
     if (pid !== undefined) state.pid = pid;
-    if (declaresExtension(client, SKILLS_EXTENSION)) state.skills = true;
+    if (declaresExtension(client?.getServerCapabilities(), SKILLS_EXTENSION)) state.skills = true;
     return state;
   }
 

@@ -203,7 +203,7 @@ const NEEDS: Partial<Record<RequestMethod, "resources" | "prompts" | "completion
 function missingCapability(request: ServerRequest, on: RequestSession): SwitchyardError | undefined {
   const needed = NEEDS[request.method];
   if (needed === "skills") {
-    if (declaresExtension(on.client, SKILLS_EXTENSION)) return undefined;
+    if (declaresExtension(on.client.getServerCapabilities(), SKILLS_EXTENSION)) return undefined;
     return new SwitchyardError(
       "CAPABILITY_MISSING",
       `server ${on.server} does not offer skills (its capabilities.extensions lack "${SKILLS_EXTENSION}"), which ${describeRequest(request)} needs`,
@@ -260,7 +260,9 @@ async function callTool(
   // result; "optional" ones are called plainly (the server then runs them within the call). On
   // 2026-07-28 tools declare nothing: the server decides per call, for a client that declares the tasks
   // extension, so every call to a server that offers the extension may become a task.
-  const modernTasks = client.getProtocolEra() === "modern" && declaresExtension(client, TASKS_EXTENSION);
+  const modernTasks =
+    client.getProtocolEra() === "modern" &&
+    declaresExtension(client.getServerCapabilities(), TASKS_EXTENSION);
   if (plan.taskOnly.has(tool) || modernTasks) {
     return session.tasks.call(client, tool, args, taskOptions);
   }

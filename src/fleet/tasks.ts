@@ -43,7 +43,7 @@ const TASK_REVISION = "2025-11-25";
 export function taskCallsUnavailable(client: Client): string | undefined {
   const version = client.getNegotiatedProtocolVersion() ?? "(none)";
   if (client.getProtocolEra() === "modern") {
-    if (declaresExtension(client, TASKS_EXTENSION)) return undefined;
+    if (declaresExtension(client.getServerCapabilities(), TASKS_EXTENSION)) return undefined;
     return `the server does not declare the tasks extension (capabilities.extensions["${TASKS_EXTENSION}"])`;
   }
   if (version < TASK_REVISION) return `protocol ${version} has no tasks (they came with ${TASK_REVISION})`;

@@ -9,7 +9,7 @@ import type { CallToolResult, ClientCapabilities, Server, ServerContext } from "
 import { z } from "zod";
 import { DEFAULT_GATEWAY_MAX_TASKS, DEFAULT_GATEWAY_TASK_TTL_MS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
-import { TASKS_EXTENSION } from "../fleet/extensions.js";
+import { declaresExtension, TASKS_EXTENSION } from "../fleet/extensions.js";
 import { protocolError } from "./errors.js";
 import { canAnswer, inputRequestOf, refuse } from "./questions.js";
 import type { GatewayCall } from "./relay.js";
@@ -51,10 +51,7 @@ interface HostTask {
 
 /** Whether a 2026-07-28 request declares the tasks extension in its per-request client capabilities. */
 export function declaresTasks(can: ClientCapabilities | undefined): boolean {
-  const declared = (can as { extensions?: Record<string, unknown> } | undefined)?.extensions?.[
-    TASKS_EXTENSION
-  ];
-  return declared !== null && typeof declared === "object";
+  return declaresExtension(can, TASKS_EXTENSION);
 }
 
 const taskParams = z.looseObject({ taskId: z.string() });
@@ -204,7 +201,7 @@ export class HostTasks {
 
   /** Every task dropped, running ones cancelled (the gateway closes). */
   close(): void {
-    for (const task of [...this.#tasks.values()]) this.#drop(task);
+    for (const task of [...this.#tasks.values()]) this.#drop(task, "was cancelled: the gateway is closing");
   }
 
   /** The same error for a task that is not there and for one that is someone else's: existence is not told. */
@@ -247,12 +244,9 @@ export class HostTasks {
     return false;
   }
 
-  #drop(task: HostTask): void {
+  #drop(task: HostTask, why = `outlived its ${this.#ttlMs} ms and was dropped`): void {
     clearTimeout(task.expiry);
     this.#tasks.delete(task.id);
-    if (!task.call.settled)
-      task.call.abort.abort(
-        new SwitchyardError("CANCELLED", `task ${task.id} outlived its ${this.#ttlMs} ms and was dropped`),
-      );
+    if (!task.call.settled) task.call.abort.abort(new SwitchyardError("CANCELLED", `task ${task.id} ${why}`));
   }
 }
