@@ -81,7 +81,10 @@ export class QueryRewriter {
     return this.#calls;
   }
 
-  /** The request's tool needs (cached); `[]` when the model saw none or failed. Never throws. */
+  /**
+   * The request's tool needs; `[]` when the model saw none or failed. Never throws. Cached per request
+   * text, a failure too: a model that times out costs its deadline once per request, not once per step.
+   */
   needs(request: string): Promise<string[]> {
     const key = request.trim();
     if (!key) return Promise.resolve([]);
@@ -114,12 +117,16 @@ export class QueryRewriter {
       }, timeoutMs);
     });
     const started = performance.now();
-    const report = (record: Omit<RewriteRecord, "request" | "ms">) =>
-      this.#options.onRewrite?.({
-        request,
-        ms: Math.round((performance.now() - started) * 100) / 100,
-        ...record,
-      });
+    // The caller's callbacks are its own affair: one that throws does not fail the rewrite.
+    const report = (record: Omit<RewriteRecord, "request" | "ms">) => {
+      try {
+        this.#options.onRewrite?.({
+          request,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+          ...record,
+        });
+      } catch {}
+    };
     try {
       // A model that does not heed the signal is not waited for either.
       const response = await Promise.race([
@@ -144,10 +151,12 @@ export class QueryRewriter {
       report({ needs: [], error: reason });
       if (!this.#warned) {
         this.#warned = true;
-        this.#options.onWarning?.(
-          `routing.rewrite: the model could not rewrite a request into tool needs (${reason}); ` +
-            "routing on the raw request (said once; later failures do the same)",
-        );
+        try {
+          this.#options.onWarning?.(
+            `routing.rewrite: the model could not rewrite a request into tool needs (${reason}); ` +
+              "routing on the raw request (said once; later failures do the same)",
+          );
+        } catch {}
       }
       return [];
     } finally {

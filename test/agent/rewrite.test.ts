@@ -157,3 +157,21 @@ describe("routing.rewrite", () => {
     expect(toolNames(model.requests[0]!)).toHaveLength(40);
   });
 });
+
+describe("QueryRewriter's callbacks", () => {
+  it("a callback that throws fails neither the rewrite nor the run", async () => {
+    const model = await startScriptedOpenAIServer([{ content: NEEDS }, { status: 500 }]);
+    opened.push(model);
+    const rewrite = new QueryRewriter({
+      model: new OpenAIChatModel({ baseURL: model.baseURL, model: "scripted", maxRetries: 0 }),
+      onRewrite: () => {
+        throw new Error("the caller's bug");
+      },
+      onWarning: () => {
+        throw new Error("the caller's other bug");
+      },
+    });
+    expect(await rewrite.needs(REQUEST)).toEqual(["refund an order", "get weather forecast for a city"]);
+    expect(await rewrite.needs("something the model fails on")).toEqual([]);
+  });
+});
