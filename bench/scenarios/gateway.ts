@@ -2,7 +2,8 @@
 // would pick instead — supergateway, mcp-proxy, mcp-hub (npm, pinned devDependencies) — each its own
 // process fronting the same stdio echo server (its own copy), and the same server reached directly.
 // One client for all: the bare MCP SDK v2 Client over Streamable HTTP (2025-11-25 sessions, which every
-// gateway serves; Switchyard also at 2026-07-28, stateless). Measured, clients taking turns each round:
+// gateway serves; Switchyard also at 2026-07-28, stateless), and over stdio to `switchyard serve` as a
+// host launches it (compared with the echo server launched directly). Measured, clients taking turns each round:
 // sequential calls (p50, p99, and the p50 added over a direct connection), waves of 64 calls in flight
 // (calls/s), and each gateway process's RSS after the load (its own process: the echo server is not counted).
 import { type ChildProcess, spawn } from "node:child_process";
@@ -54,6 +55,8 @@ interface Target {
   auto?: boolean;
   /** A gateway, compared with the others (not a direct connection). */
   peer?: boolean;
+  /** A gateway the client launches itself over stdio (no `start`): its process is the transport's. */
+  stdioGateway?: boolean;
 }
 
 function configFile(dir: string, name: string, config: unknown): string {
@@ -65,10 +68,8 @@ function configFile(dir: string, name: string, config: unknown): string {
 const http = (port: number, path = "/mcp") =>
   new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}${path}`));
 
-function targets(directHttpUrl: string): Target[] {
-  const switchyard = (maxConcurrency?: number) => (port: number, dir: string) => [
-    switchyardCli(),
-    "--config",
+function targets(directHttpUrl: string, dir: string): Target[] {
+  const config = (maxConcurrency?: number) =>
     configFile(dir, `switchyard-${maxConcurrency ?? "default"}.json`, {
       mcpServers: {
         echo: {
@@ -79,7 +80,11 @@ function targets(directHttpUrl: string): Target[] {
         },
       },
       store: false,
-    }),
+    });
+  const switchyard = (maxConcurrency?: number) => (port: number) => [
+    switchyardCli(),
+    "--config",
+    config(maxConcurrency),
     "serve",
     "--http",
     String(port),
@@ -94,6 +99,18 @@ function targets(directHttpUrl: string): Target[] {
       id: "direct-http",
       label: "direct, Streamable HTTP (no gateway)",
       transport: () => new StreamableHTTPClientTransport(new URL(directHttpUrl)),
+    },
+    {
+      id: "switchyard-stdio",
+      label: "Switchyard serve (stdio)",
+      stdioGateway: true,
+      transport: () =>
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [switchyardCli(), "--config", config(), "serve", "--stdio"],
+          cwd: dir,
+          stderr: "ignore",
+        }),
     },
     { id: "switchyard", label: "Switchyard serve", start: switchyard(), transport: (port) => http(port) },
     {
@@ -162,6 +179,12 @@ function targets(directHttpUrl: string): Target[] {
   ];
 }
 
+/** The process of a target's gateway, if it has one: started here, or launched by its stdio transport. */
+function gatewayPid(target: Target, child: ChildProcess | undefined, transport: Transport): { pid?: number } {
+  const pid = child?.pid ?? (target.stdioGateway ? (transport as StdioClientTransport).pid : undefined);
+  return pid === undefined || pid === null ? {} : { pid };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -227,6 +250,8 @@ function stopGroup(child: ChildProcess): Promise<void> {
 interface Running {
   target: Target;
   child?: ChildProcess;
+  /** The gateway's process, whose RSS is measured: the started one, or a stdio gateway's. */
+  pid?: number;
   client: Client;
   tool: string;
   call: (text: string) => Promise<unknown>;
@@ -256,13 +281,15 @@ async function open(target: Target, dir: string): Promise<Running> {
       target.auto ? { versionNegotiation: { mode: "auto" } } : {},
     );
     try {
-      await client.connect(target.transport(port));
+      const transport = target.transport(port);
+      await client.connect(transport);
       const { tools } = await client.listTools();
       const tool = tools.find((candidate) => /echo$/.test(candidate.name))?.name;
       if (!tool) throw new Error(`no echo tool among ${tools.map((t) => t.name).join(", ")}`);
       return {
         target,
         ...(child ? { child } : {}),
+        ...gatewayPid(target, child, transport),
         client,
         tool,
         call: (text) => client.callTool({ name: tool, arguments: { text } }),
@@ -292,7 +319,7 @@ export async function gatewayBench(
 ): Promise<ScenarioResult> {
   const dir = mkdtempSync(join(tmpdir(), "switchyard-bench-gateway-"));
   const direct = context.pool.servers("sdk", 1)[0]!;
-  const all = targets(direct.transport === "http" ? direct.url : "");
+  const all = targets(direct.transport === "http" ? direct.url : "", dir);
   const running = new Map<string, Running>();
   const errors = new Map<string, string>();
   const latency = new Map<string, number[]>(all.map((target) => [target.id, []]));
@@ -323,7 +350,7 @@ export async function gatewayBench(
             await Promise.all(Array.from({ length: options.inFlight }, (_, i) => opened.call(`ping ${i}`)));
             waves.get(target.id)!.push(performance.now() - started);
           }
-          const resident = opened.child?.pid === undefined ? undefined : rssMB(opened.child.pid);
+          const resident = opened.pid === undefined ? undefined : rssMB(opened.pid);
           if (resident !== undefined) rss.get(target.id)!.push(resident);
         } catch (error) {
           errors.set(
@@ -402,7 +429,7 @@ function report(
     const values = data.latency.get(target.id)!;
     const throughput = callsPerSecond(target.id);
     const resident = memory(target.id);
-    const gateway = target.start !== undefined;
+    const gateway = target.start !== undefined || target.stdioGateway === true;
     lines.push([
       target.label,
       data.running.get(target.id)?.revision ?? "",
@@ -452,7 +479,7 @@ function report(
     id: options.id,
     title: options.title,
     unit: "ms",
-    method: `the bare SDK v2 Client over Streamable HTTP to each gateway, each fronting its own stdio SDK echo server; ${data.count} rounds × (${options.block} sequential calls + ${options.wavesPerRound} waves of ${options.inFlight} in flight) per target after ${options.warmup} warm-up calls, targets interleaved; +p50: over the direct connection; RSS: the gateway's own process after each round (median), its echo server not counted; ×best peer: against the best of supergateway, mcp-proxy, mcp-hub`,
+    method: `the bare SDK v2 Client over Streamable HTTP to each gateway (over stdio to switchyard serve), each fronting its own stdio SDK echo server; ${data.count} rounds × (${options.block} sequential calls + ${options.wavesPerRound} waves of ${options.inFlight} in flight) per target after ${options.warmup} warm-up calls, targets interleaved; +p50: over the direct connection; RSS: the gateway's own process after each round (median), its echo server not counted; ×best peer: against the best of supergateway, mcp-proxy, mcp-hub`,
     rows,
     table: [render(header), ...lines.map(render)].join("\n"),
   };
