@@ -1,11 +1,7 @@
-import { AuditWriter } from "./calls/audit-writer.js";
 import { optionsObject } from "./calls/check-input.js";
-import { FleetLimit } from "./calls/fleet-limit.js";
-import { checkIdentity, osIdentity } from "./calls/identity.js";
+import { checkIdentity } from "./calls/identity.js";
 import type { ToolResult } from "./calls/normalize.js";
-import { RequestPipeline } from "./calls/pipeline.js";
-import type { PolicyEngine, PolicyTarget } from "./calls/policy.js";
-import { compilePolicy } from "./calls/policy-rules.js";
+import type { PolicyEngine } from "./calls/policy.js";
 import type {
   CallToolOptions,
   CompletionReference,
@@ -21,25 +17,14 @@ import type {
 } from "./calls/request.js";
 import { ResourceListeners, type ResourceUpdate } from "./calls/resource-listeners.js";
 import type { ServerInfo } from "./calls/server.js";
-import { ManagedServer } from "./calls/server.js";
-import type { Catalog, CatalogChange, CatalogEntry } from "./catalog/catalog.js";
-import type {
-  ListChange,
-  PromptEntry,
-  ResourceCatalog,
-  ResourceEntry,
-  ResourceTemplateEntry,
-} from "./catalog/resources.js";
-import type { TrustGate } from "./catalog/trust-gate.js";
+import type { CatalogChange, CatalogEntry } from "./catalog/catalog.js";
+import type { ListChange, PromptEntry, ResourceEntry, ResourceTemplateEntry } from "./catalog/resources.js";
 import { isResolvedConfig, loadConfigFile, resolveConfig } from "./config/load.js";
 import type { SwitchyardConfig } from "./config/schema.js";
 import { SwitchyardError } from "./errors.js";
-import type { Fleet } from "./fleet/fleet.js";
-import { matchesUriTemplate } from "./fleet/uri-templates.js";
-import { StoreRecorder } from "./store/recorder.js";
 import { buildFleet, type FleetParts } from "./switchyard-fleet.js";
+import { FacadeListings } from "./switchyard-listings.js";
 import {
-  identityOf,
   type ListOptions,
   type ResourceOptions,
   type SwitchyardOptions,
@@ -47,6 +32,7 @@ import {
   type ToolsOptions,
   withRedaction,
 } from "./switchyard-options.js";
+import { buildPipeline, type FacadePipeline } from "./switchyard-pipeline.js";
 import {
   FacadeSkills,
   type LoadedSkill,
@@ -56,10 +42,10 @@ import {
 } from "./switchyard-skills.js";
 import { instructionsFor, type ServerInstructions, storedPins, trustTools } from "./switchyard-trust.js";
 import type { Identity } from "./telemetry/audit.js";
-import { type Observer, Observers, type SwitchyardEvent } from "./telemetry/events.js";
+import type { Observer, SwitchyardEvent } from "./telemetry/events.js";
 import type { Finding } from "./telemetry/findings.js";
 import { silentLogger } from "./telemetry/logger.js";
-import { type Redactor, redactingObserver } from "./telemetry/redact.js";
+import type { Redactor } from "./telemetry/redact.js";
 import { redactSpans } from "./telemetry/tracer.js";
 import type { ToolPin } from "./trust/pins.js";
 
@@ -83,82 +69,34 @@ export class Switchyard implements AsyncDisposable {
   readonly policy: PolicyEngine | undefined;
   /** Who requests and listings are for when they do not say. */
   readonly identity: Identity;
-  readonly #fleet: Fleet;
-  readonly #catalog: Catalog;
-  readonly #lists: ResourceCatalog;
-  readonly #trust: TrustGate;
-  readonly #trustWrites: () => Promise<void>;
-  readonly #servers: Map<string, ManagedServer>;
-  readonly #observers = new Observers();
-  readonly #pipeline: RequestPipeline;
+  /** The fleet and its catalogs, and the trust gate they ask. */
+  readonly #parts: FleetParts;
+  /** The one pipeline, each server's guard, the observers. */
+  readonly #requests: FacadePipeline;
+  readonly #listings: FacadeListings;
   readonly #listeners: ResourceListeners;
   readonly #skills: FacadeSkills;
-  #recorder: StoreRecorder | undefined;
-  readonly #audit: AuditWriter | undefined;
   #closed = false;
   /** Stops redacting spans with this Switchyard's secrets (at `close`). */
   readonly #unredactSpans: () => void;
 
   private constructor(config: SwitchyardConfig, parts: FleetParts, options: SwitchyardOptions) {
-    const { fleet, catalog, lists, trust } = parts;
     this.config = config;
     this.redactor = options.redactor!;
     this.#unredactSpans = redactSpans(this.redactor.text);
-    this.#fleet = fleet;
-    this.#catalog = catalog;
-    this.#lists = lists;
-    this.#trust = trust.gate;
-    this.#trustWrites = trust.flush;
-    // One fleet-wide limit shared by every server's guard, only when the config sets one.
-    const inFlight = config.limits?.inFlight;
-    const fleetLimit = inFlight !== undefined ? new FleetLimit(inFlight) : undefined;
-    this.#servers = new Map(
-      fleet.connections().map((connection) => [connection.name, new ManagedServer(connection, fleetLimit)]),
-    );
-    const logger = options.logger ?? silentLogger;
-    if (options.observer) this.#observers.add(options.observer);
-    if (options.store) {
-      this.#recorder = new StoreRecorder(options.store, {
-        onError: (error) => logger.warn({ err: error }, `store: a record was not written: ${String(error)}`),
-      });
-      this.#observers.add(this.#recorder);
-    }
-    this.policy = compilePolicy(config.policy, {
-      servers: config.servers,
-      ...(options.policy ? { code: options.policy } : {}),
-    });
-    this.identity = options.identity ?? identityOf(config.identity) ?? osIdentity();
-    this.#audit = options.audit
-      ? new AuditWriter(options.audit, {
-          logger,
-          redact: options.redact,
-          onWriteError: config.audit?.onWriteError,
-          onUnwritten: (event) => this.emit(event),
-        })
-      : undefined;
-    this.#pipeline = new RequestPipeline({
-      catalog,
-      lists,
-      serverState: (name) => fleet.get(name)?.state(),
-      serverNames: () => this.#servers.keys(),
-      matchesTemplate: matchesUriTemplate,
-      server: (name) => this.#servers.get(name),
-      observer: redactingObserver(this.#observers, this.redactor),
-      redact: (event) => this.redactor.event(event),
-      redactText: this.redactor.text,
-      logger,
-      policy: this.policy,
-      onApproval: options.onApproval,
-      audit: this.#audit,
-      identity: this.identity,
+    this.#parts = parts;
+    this.#requests = buildPipeline(config, parts, options, {
+      redactor: this.redactor,
+      emit: (event) => this.emit(event),
       isClosed: () => this.#closed,
-      scopeCalls: options.wireTrace !== undefined,
-      recorded: async () => this.#recorder?.flush(),
     });
-    for (const interceptor of options.interceptors ?? []) this.#pipeline.use(interceptor);
+    this.policy = this.#requests.policy;
+    this.identity = this.#requests.identity;
+    const { catalog, lists } = parts;
+    this.#listings = new FacadeListings({ catalog, lists, policy: this.policy, identity: this.identity });
     this.#listeners = new ResourceListeners((input) => this.request(input));
     this.#skills = new FacadeSkills(
-      (input) => this.#pipeline.run(input),
+      (input) => this.#requests.pipeline.run(input),
       () => this.servers(),
     );
   }
@@ -200,10 +138,10 @@ export class Switchyard implements AsyncDisposable {
         if (created) created.#listeners.updated(server, uri);
       },
       recovered: (server) => {
-        if (created) created.#servers.get(server)?.recovered();
+        if (created) created.#requests.servers.get(server)?.recovered();
       },
       toolsListed: (server) => {
-        if (created) created.#servers.get(server)?.cache?.clear();
+        if (created) created.#requests.servers.get(server)?.cache?.clear();
       },
     });
     created = new Switchyard(config, parts, options);
@@ -217,7 +155,7 @@ export class Switchyard implements AsyncDisposable {
    */
   servers(): ServerInfo[] {
     // Why a server failed may quote what it printed (its stderr's last lines): shown redacted.
-    return [...this.#servers.values()].map((server) => {
+    return [...this.#requests.servers.values()].map((server) => {
       const info = server.info();
       return info.error === undefined ? info : { ...info, error: this.redactor.text(info.error) };
     });
@@ -229,63 +167,27 @@ export class Switchyard implements AsyncDisposable {
    * the arguments is listed).
    */
   tools(options: ToolsOptions = {}): ToolInfo[] {
-    return this.#listed("tools", this.#catalog.entries(), options, (entry) => entry).map(
-      ({ name, server, tool, description, inputSchema, unsupported, appOnly }) => ({
-        name,
-        server,
-        tool,
-        description,
-        inputSchema,
-        ...(unsupported !== undefined ? { unsupported } : {}),
-        ...(appOnly ? { appOnly } : {}),
-      }),
-    );
+    return this.#listings.tools(options);
   }
 
   /** Every resource of every server that can take requests, as (server, uri), that the identity may read. */
   resources(options: ListOptions = {}): ResourceEntry[] {
-    return this.#listed("resources", this.#lists.resources(), options, (entry) => ({
-      kind: "resource",
-      name: entry.uri,
-      server: entry.server,
-      tool: entry.uri,
-    }));
+    return this.#listings.resources(options);
   }
 
   /** Every resource template (RFC 6570) of every server that can take requests, that the identity may read from. */
   resourceTemplates(options: ListOptions = {}): ResourceTemplateEntry[] {
-    return this.#listed("resourceTemplates", this.#lists.resourceTemplates(), options, (entry) => ({
-      kind: "resource",
-      name: entry.uriTemplate,
-      server: entry.server,
-      tool: entry.uriTemplate,
-      template: true,
-    }));
+    return this.#listings.resourceTemplates(options);
   }
 
   /** Every prompt of every server that can take requests, under its catalog name, that the identity may get. */
   prompts(options: ListOptions = {}): PromptEntry[] {
-    return this.#listed("prompts", this.#lists.prompts(), options, (entry) => ({
-      kind: "prompt",
-      name: entry.name,
-      server: entry.server,
-      tool: entry.prompt,
-    }));
-  }
-
-  /** What a listing shows an identity: what the policy lets it use (everything without a policy). */
-  #listed<T>(what: string, entries: T[], options: ListOptions, target: (entry: T) => PolicyTarget): T[] {
-    const { identity, policy: filtered = true } = optionsObject(options, `${what} options`);
-    if (identity !== undefined) checkIdentity(identity, what);
-    const policy = this.policy;
-    if (!policy || !filtered) return entries;
-    const who = identity ?? this.identity;
-    return entries.filter((entry) => policy.lists(who, target(entry)));
+    return this.#listings.prompts(options);
   }
 
   /** Goes up with every change of what `tools()` lists. */
   get catalogVersion(): number {
-    return this.#catalog.version;
+    return this.#parts.catalog.version;
   }
 
   /**
@@ -293,7 +195,7 @@ export class Switchyard implements AsyncDisposable {
    * server went down or came back): for caches built on the catalog, such as a router's index.
    */
   catalogKey(): string {
-    return String(this.#catalog.version);
+    return String(this.#parts.catalog.version);
   }
 
   /**
@@ -301,12 +203,12 @@ export class Switchyard implements AsyncDisposable {
    * going down (all its tools removed) or coming back. Returns the function that stops it.
    */
   onCatalogChange(listener: (change: CatalogChange) => void): () => void {
-    return this.#catalog.onChange(listener);
+    return this.#parts.catalog.onChange(listener);
   }
 
   /** Goes up with every change of what `resources()`, `resourceTemplates()` or `prompts()` list. */
   get listsVersion(): number {
-    return this.#lists.version;
+    return this.#parts.lists.version;
   }
 
   /**
@@ -315,27 +217,27 @@ export class Switchyard implements AsyncDisposable {
    * tools' changes stay with `onCatalogChange`. Returns the function that stops it.
    */
   onListChange(listener: (change: ListChange) => void): () => void {
-    return this.#lists.onChange(listener);
+    return this.#parts.lists.onChange(listener);
   }
 
   /** Receive every event (requests, runs); returns the function that stops it. */
   observe(observer: Observer | ((event: SwitchyardEvent) => void)): () => void {
-    return this.#observers.add(typeof observer === "function" ? { onEvent: observer } : observer);
+    return this.#requests.observers.add(typeof observer === "function" ? { onEvent: observer } : observer);
   }
 
   /** Report an event of a run to this Switchyard's observers (agents and plans over it do). */
   emit(event: SwitchyardEvent): void {
-    if (this.#observers.size > 0) this.#observers.onEvent(this.redactor.event(event));
+    if (this.#requests.observers.size > 0) this.#requests.observers.onEvent(this.redactor.event(event));
   }
 
   /** Add a step to every request (audit, rewriting); returns the function that removes it. */
   use(interceptor: RequestInterceptor): () => void {
-    return this.#pipeline.use(interceptor);
+    return this.#requests.pipeline.use(interceptor);
   }
 
   /** What a server says about itself in its handshake: `instructions`, when it gives them. */
   serverInstructions(name: string): string | undefined {
-    return this.#fleet.get(name)?.instructions;
+    return this.#parts.fleet.get(name)?.instructions;
   }
 
   /**
@@ -345,17 +247,18 @@ export class Switchyard implements AsyncDisposable {
    */
   instructions(options: ListOptions = {}): ServerInstructions[] {
     const servers = new Set(this.tools(options).map((tool) => tool.server));
-    return instructionsFor({ config: this.config, fleet: this.#fleet, gate: this.#trust }, servers);
+    const { fleet, trust } = this.#parts;
+    return instructionsFor({ config: this.config, fleet, gate: trust.gate }, servers);
   }
 
   /** The full catalog entry of a tool (schemas, annotations), by catalog name. */
   describeTool(name: string): CatalogEntry | undefined {
-    return typeof name === "string" ? this.#catalog.get(name) : undefined;
+    return typeof name === "string" ? this.#parts.catalog.get(name) : undefined;
   }
 
   /** The listed prompt (its server, own name, arguments) of a catalog name, whoever may get it. */
   describePrompt(name: string): PromptEntry | undefined {
-    return typeof name === "string" ? this.#lists.getPrompt(name) : undefined;
+    return typeof name === "string" ? this.#parts.lists.getPrompt(name) : undefined;
   }
 
   /**
@@ -364,12 +267,12 @@ export class Switchyard implements AsyncDisposable {
    * A high finding quarantines its tool (`security.onFinding`): not listed, calls `TOOL_QUARANTINED`.
    */
   findings(options: { server?: string } = {}): Finding[] {
-    return this.#trust.findings(optionsObject(options, "findings").server);
+    return this.#parts.trust.gate.findings(optionsObject(options, "findings").server);
   }
 
   /** The tools quarantined for high findings, with the findings that hold them. */
   quarantined(): CatalogEntry[] {
-    return this.#catalog.quarantined();
+    return this.#parts.catalog.quarantined();
   }
 
   /**
@@ -378,14 +281,15 @@ export class Switchyard implements AsyncDisposable {
    * @throws SwitchyardError `INVALID_INPUT` for a server or tool that is not there.
    */
   trust(server: string, tool?: string): ToolPin[] {
-    const pins = trustTools({ fleet: this.#fleet, gate: this.#trust, catalog: this.#catalog }, server, tool);
-    this.#servers.get(server)?.cache?.clear(); // its pins changed: what was cached under the old ones goes
+    const { fleet, catalog, trust } = this.#parts;
+    const pins = trustTools({ fleet, gate: trust.gate, catalog }, server, tool);
+    this.#requests.servers.get(server)?.cache?.clear(); // its pins changed: what was cached under the old ones goes
     return pins;
   }
 
   /** Catalog names closest to `name` (a misspelt or outdated one), for "did you mean" help; at most 3. */
   suggestTools(name: string): string[] {
-    return typeof name === "string" ? this.#catalog.suggest(name) : [];
+    return typeof name === "string" ? this.#parts.catalog.suggest(name) : [];
   }
 
   /**
@@ -396,7 +300,7 @@ export class Switchyard implements AsyncDisposable {
   request<K extends RequestKind>(
     input: Extract<RequestInput, { kind: K }>,
   ): Promise<RequestOutcome<RequestResults[K]>> {
-    return this.#pipeline.run(input);
+    return this.#requests.pipeline.run(input);
   }
 
   /**
@@ -538,7 +442,7 @@ export class Switchyard implements AsyncDisposable {
 
   /** A request's result, or its error thrown: what the request methods give their callers. */
   async #unwrap<T>(input: () => RequestInput): Promise<T> {
-    const outcome = await this.#pipeline.run(input());
+    const outcome = await this.#requests.pipeline.run(input());
     if (!outcome.ok) throw outcome.error;
     return outcome.result as T;
   }
@@ -550,15 +454,15 @@ export class Switchyard implements AsyncDisposable {
    */
   async reconnect(options: { failedOnly?: boolean; signal?: AbortSignal } = {}): Promise<ServerInfo[]> {
     if (this.#closed) throw new SwitchyardError("CLOSED", "cannot reconnect: this Switchyard is closed");
-    await Promise.all(this.#fleet.connections().map((connection) => connection.reconnect(options)));
+    await Promise.all(this.#parts.fleet.connections().map((connection) => connection.reconnect(options)));
     return this.servers();
   }
 
   /** Close every connection and stop every server process. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.#fleet.close();
-    await Promise.all([this.#recorder?.flush(), this.#trustWrites(), this.#audit?.close()]);
+    await this.#parts.fleet.close();
+    await Promise.all([this.#requests.settle(), this.#parts.trust.flush()]);
     this.#unredactSpans();
   }
 
