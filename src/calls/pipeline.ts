@@ -1,10 +1,9 @@
-import { abortable, Deadline } from "../abort.js";
+import { Deadline } from "../abort.js";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../config/defaults.js";
 import { isSwitchyardError, messageOf, SwitchyardError } from "../errors.js";
-import type { ServerRequest } from "../fleet/requests.js";
 import type { Identity } from "../telemetry/audit.js";
 import { callScope } from "../telemetry/call-scope.js";
-import { type CallRecord, newId } from "../telemetry/events.js";
+import { newId } from "../telemetry/events.js";
 import { inSpan } from "../telemetry/tracer.js";
 import type { ApprovalHandler } from "./approval.js";
 import { describeTarget, refusalFields } from "./approval.js";
@@ -12,6 +11,7 @@ import { checkedByRun, checkToolArguments, completionArgument, promptArguments }
 import type { AuditWriter } from "./audit-writer.js";
 import { checkRequestInput, labelOf } from "./check-input.js";
 import { serveUnlisted, serveWithFallback, unlistedTool } from "./fallback.js";
+import { failed, type OutcomeParts, recordedArguments, succeeded, unrecorded } from "./outcome.js";
 import type { PolicyEngine } from "./policy.js";
 import { admit } from "./policy-step.js";
 import { type RecorderParts, RequestRecord } from "./recorder.js";
@@ -25,18 +25,9 @@ import {
   type RequestResult,
   type RequestResults,
 } from "./request.js";
-import { quarantineOf, type Resolved, type ResolveParts, resolveRequest } from "./resolve.js";
-import { sharedWaitFailure } from "./result-cache.js";
-import {
-  completionResult,
-  promptResult,
-  readFailure,
-  resourceResult,
-  resultText,
-  toolResult,
-} from "./results.js";
+import { type Resolved, type ResolveParts, resolveRequest } from "./resolve.js";
 import { resumeTask } from "./resume-task.js";
-import { isRepeatable } from "./retry.js";
+import { sendRequest } from "./send.js";
 import type { ManagedServer } from "./server.js";
 import type { JsonSchema } from "./validate.js";
 
@@ -75,9 +66,11 @@ export class RequestPipeline {
   readonly #parts: PipelineParts;
   readonly #interceptors: RequestInterceptor[] = [];
   readonly #recorder: RecorderParts;
+  readonly #outcome: OutcomeParts;
 
   constructor(parts: PipelineParts) {
     this.#parts = parts;
+    this.#outcome = { interceptors: this.#interceptors, redactText: parts.redactText };
     this.#recorder = {
       observer: parts.observer,
       redact: parts.redact,
@@ -108,7 +101,7 @@ export class RequestPipeline {
       name: labelOf(input),
       method: kind === "tool" ? undefined : REQUEST_METHODS[kind],
       options: input,
-      arguments: () => safeJson(argumentsOf(input)),
+      arguments: () => recordedArguments(input),
     });
     let resolved: Resolved;
     try {
@@ -118,7 +111,7 @@ export class RequestPipeline {
       const unlisted = asked.kind === "tool" ? unlistedTool(asked.name, error, this.#parts) : undefined;
       if (!unlisted) {
         record.started(undefined);
-        return this.#failed(record, undefined, error);
+        return failed(record, undefined, error, this.#outcome);
       }
       resolved = unlisted;
     }
@@ -136,37 +129,12 @@ export class RequestPipeline {
             work,
           )
         : await work();
-      const text = resultText(result);
-      const toolError = kind === "tool" && (result as RequestResults["tool"]).isError;
-      const cached = kind === "tool" && (result as RequestResults["tool"]).cached === true;
-      const end = { ...(text !== undefined ? { text } : {}), toolError, ...(cached ? { cached } : {}) };
-      // The call row is written before the result goes out: one that cannot be fails the request
-      // (audit.onWriteError: "fail"), so no caller gets a result whose row is lost.
-      const unaudited = await record.audited(end);
-      if (unaudited) return this.#failed(record, context, unaudited, true);
-      return { ok: true, result: result as RequestResults[K], record: record.finished(end) };
+      return await succeeded(record, context, result, this.#outcome);
     } catch (error) {
-      return this.#failed(record, context, error);
+      return failed(record, context, error, this.#outcome);
     } finally {
       context.deadline.dispose(); // a timer an approval's wait or the guard made for it
     }
-  }
-
-  /** The request failed: its `call` row (when admitted and not `audited` already), its record. */
-  async #failed<T>(
-    record: RequestRecord,
-    context: RequestContext | undefined,
-    error: unknown,
-    audited = false,
-  ): Promise<RequestOutcome<T>> {
-    const raw = this.#asSwitchyardError(context, error);
-    const failure = this.#parts.redactText ? raw.redacted(this.#parts.redactText) : raw;
-    if (context) for (const interceptor of this.#interceptors) interceptor.onError?.(context, failure);
-    const refusal = (error as { refusal?: CallRecord["error"] }).refusal;
-    const end = { error: refusal ?? failure };
-    // A failure whose row cannot be written fails as it is (the row's loss is logged and counted).
-    if (!audited) await record.audited(end);
-    return { ok: false, error: failure, record: record.finished(end) };
   }
 
   /** Every stage after resolving, to the request's result. */
@@ -179,7 +147,7 @@ export class RequestPipeline {
     if (input.signal?.aborted) throw this.#cancelledBefore(context, input.signal);
     if (input.kind === "tool" && resolved.unlisted)
       return serveUnlisted(input, resolved, context, record, this.#parts, (where, moved) =>
-        this.#send(input, where, moved, record),
+        sendRequest({ input, resolved: where, context: moved, record }, this.#parts),
       );
     if (input.kind === "tool") {
       const schema = (resolved.local?.inputSchema ?? resolved.entry!.inputSchema) as JsonSchema;
@@ -223,120 +191,13 @@ export class RequestPipeline {
   ): Promise<RequestResult> {
     if (input.kind === "tool" && input.resumeTask)
       return resumeTask(input.resumeTask, resolved, context, this.#parts.logger, (taskId) =>
-        this.#send(input, resolved, context, record, taskId),
+        sendRequest({ input, resolved, context, record, taskId }, this.#parts),
       );
     const fallbacks = input.kind === "tool" ? this.#parts.server(resolved.server)?.fallback : undefined;
-    if (!fallbacks) return this.#send(input, resolved, context, record);
+    if (!fallbacks) return sendRequest({ input, resolved, context, record }, this.#parts);
     return serveWithFallback(fallbacks, resolved, context, record, this.#parts, (where, moved) =>
-      this.#send(input, where, moved, record),
+      sendRequest({ input, resolved: where, context: moved, record }, this.#parts),
     );
-  }
-
-  /** The admitted request to its server, through the server's guard; its answer as the caller gets it. */
-  async #send(
-    input: RequestInput,
-    resolved: Resolved,
-    context: RequestContext,
-    record: RequestRecord,
-    taskId?: string,
-  ): Promise<RequestResult> {
-    const server = this.#parts.server(resolved.server)!;
-    const guarded = {
-      what: describeTarget(context),
-      ...(input.kind === "tool" ? { tool: resolved.tool } : {}),
-      deadline: context.deadline,
-      signal: input.signal,
-      priority: input.priority,
-      attemptMs: server.budget(input.timeoutMs).attemptMs,
-      repeatable: input.kind !== "tool" || isRepeatable(resolved.entry?.annotations),
-    };
-    const args = context.args;
-    switch (input.kind) {
-      case "tool": {
-        const onProgress =
-          record.listened || input.onProgress ? progressTo(record, input.onProgress) : undefined;
-        const request: ServerRequest = {
-          method: "tools/call",
-          tool: resolved.tool,
-          args,
-          ...(onProgress ? { onProgress } : {}),
-          ...(taskId !== undefined ? { resumeTask: taskId } : {}),
-          onTask: async (created) => {
-            record.task(created);
-            try {
-              input.onTask?.(created);
-            } catch {
-              // the caller's callback is its own affair, as its onProgress is
-            }
-            // The id is in the store before the task is followed: a process killed meanwhile leaves it.
-            // Within the call's deadline and signal: a slow store delays the task, never holds it past them.
-            const recorded = this.#parts.recorded?.();
-            if (recorded) await abortable(recorded, context.deadline.signalWith(input.signal));
-          },
-        };
-        // A tool quarantined since it was resolved (its lazy server, started for this call, listed it
-        // changed) is not sent.
-        const beforeSend = () => quarantineOf(this.#parts.catalog.get(resolved.name));
-        const send = async () => toolResult(resolved, await server.send({ ...guarded, request, beforeSend }));
-        // The server's result cache, when it has one and the tool only reads: after the policy and the
-        // approval (a refused call stays refused), before the guard (a hit, or a call that joins an
-        // identical one in flight, sends nothing).
-        const key =
-          taskId === undefined
-            ? server.cache?.keyOf(resolved.tool, resolved.entry, args, context.identity)
-            : undefined;
-        if (key === undefined) return send();
-        const where = { server: resolved.server, tool: resolved.tool };
-        return server.cache!.serve(key, send, (shared) =>
-          abortable(shared, context.deadline.signalWith(input.signal), () =>
-            sharedWaitFailure(guarded.what, where, context.deadline.limitMs, input.signal?.aborted === true),
-          ),
-        );
-      }
-      case "resource":
-        try {
-          return resourceResult(
-            resolved,
-            await server.send({ ...guarded, request: { method: "resources/read", uri: resolved.tool } }),
-          );
-        } catch (error) {
-          throw readFailure(resolved, error);
-        }
-      case "prompt":
-        return promptResult(
-          resolved,
-          await server.send({
-            ...guarded,
-            request: { method: "prompts/get", prompt: resolved.tool, args: args as Record<string, string> },
-          }),
-        );
-      case "complete": {
-        const { argument, context: given } = completionArgument(input.argument, input.context);
-        const ref =
-          input.ref.type === "ref/prompt"
-            ? { type: "ref/prompt" as const, name: resolved.tool }
-            : { type: "ref/resource" as const, uri: resolved.tool };
-        return completionResult(
-          resolved,
-          await server.send({
-            ...guarded,
-            request: { method: "completion/complete", ref, argument, ...(given ? { context: given } : {}) },
-          }),
-        );
-      }
-      case "subscribe":
-        return server.send({ ...guarded, request: { method: "resources/subscribe", uri: resolved.tool } });
-      case "unsubscribe":
-        return server.send({ ...guarded, request: { method: "resources/unsubscribe", uri: resolved.tool } });
-      case "skills": {
-        const request = { method: "skills/list" as const, cursor: input.cursor };
-        return { server: resolved.server, ...(await server.send({ ...guarded, request })) };
-      }
-      case "skill": {
-        const request = { method: "skills/get" as const, uri: resolved.tool };
-        return { server: resolved.server, ...(await server.send({ ...guarded, request })) };
-      }
-    }
   }
 
   async #before(
@@ -404,66 +265,5 @@ export class RequestPipeline {
         delivery: "not_sent",
       },
     );
-  }
-
-  #asSwitchyardError(context: RequestContext | undefined, error: unknown): SwitchyardError {
-    if (isSwitchyardError(error)) return error;
-    const where = context ? describeTarget(context) : "the request";
-    return new SwitchyardError("SERVER_ERROR", `${where} failed: ${messageOf(error)}`, {
-      ...(context
-        ? { server: context.server, ...(context.kind === "tool" ? { tool: context.tool } : {}) }
-        : {}),
-      cause: error,
-    });
-  }
-}
-
-/** A request's progress to the caller's `onProgress` and to the record's `call_progress` events. */
-function progressTo(
-  record: RequestRecord,
-  own: ((progress: { progress: number; total?: number; message?: string }) => void) | undefined,
-) {
-  return (progress: { progress: number; total?: number; message?: string }) => {
-    try {
-      own?.(progress);
-    } catch {
-      // the caller's callback is its own affair
-    }
-    record.progress(progress);
-  };
-}
-
-/** The record of a request refused before it could be recorded (bad input, a closed Switchyard): never emitted. */
-function unrecorded(input: RequestInput, error: SwitchyardError): CallRecord {
-  return {
-    id: input?.callId ?? "",
-    name: labelOf(input),
-    ok: false,
-    ms: 0,
-    error: { code: error.code, message: error.message },
-  };
-}
-
-function argumentsOf(input: RequestInput): unknown {
-  switch (input.kind) {
-    case "prompt":
-      return input.arguments ?? {};
-    case "complete":
-      return { ref: input.ref, argument: input.argument };
-    case "tool":
-      return input.argumentsText ?? input.arguments;
-    case "skills":
-      return input.cursor !== undefined ? { cursor: input.cursor } : {};
-    default:
-      return { uri: input.uri };
-  }
-}
-
-function safeJson(value: unknown): string {
-  if (typeof value === "string") return value;
-  try {
-    return JSON.stringify(value ?? {}) ?? "";
-  } catch {
-    return String(value);
   }
 }
