@@ -25,6 +25,7 @@ import { leanMessage } from "./lean-request.js";
 import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
 import { GatewayMetrics } from "./metrics.js";
+import { serveModernNode } from "./modern-request.js";
 import { nodeHeaders, toWebRequest } from "./node-request.js";
 import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
@@ -136,8 +137,10 @@ export interface Gateway extends AsyncDisposable {
   /**
    * The lean path `listenHttp` tries first: serve a POST (`body`: read whole) on node's own request and
    * response when it is one JSON-RPC message, not `initialize`, of a 2025-11-25 session this process
-   * holds for its caller — answered `application/json`, or SSE when the server sends anything for it
-   * before its answer. False when it is not such a request: nothing was written, and `handle` answers it.
+   * holds for its caller, or one carrying the 2026-07-28 envelope claim (given to the SDK's modern
+   * handler with no web `Request`) — answered `application/json`, or SSE when the server sends anything
+   * for it before its answer. False when it is not such a request: nothing was written, and `handle`
+   * answers it.
    */
   serveNode(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<boolean>;
   /** Stop serving: end every session and stdio connection. Idempotent; the Switchyard stays open. */
@@ -251,6 +254,13 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       if (!lean) return false;
       const identity = options.authenticate ? await identify(toWebRequest(req, body)) : parts.identity;
       if (identity instanceof Response) return false; // the full path refuses it
+      if (lean.era === "modern") {
+        const release = streams.take(identity.user);
+        if (release instanceof Response) return false; // the full path answers the 429
+        res.once("close", release);
+        await serveModernNode(modern, { req, res }, lean.body, authInfoOf(identity));
+        return true;
+      }
       const transport = sessions.heldFor(lean.sessionId, identity.user);
       if (!transport?.accepts(lean.protocolVersion)) return false;
       const release = streams.take(identity.user);

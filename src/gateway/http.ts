@@ -5,7 +5,7 @@ import { SwitchyardError } from "../errors.js";
 import type { GatewayAuth } from "./auth.js";
 import type { Gateway } from "./gateway.js";
 import { createHttpGuard, type HttpGuard } from "./http-guard.js";
-import { nodeHeaders, readBody, toWebRequest } from "./node-request.js";
+import { nodeHeaders, readBody, toWebRequest, writeWebResponse } from "./node-request.js";
 import { isProbe } from "./operations.js";
 
 /** Options of {@link listenHttp}. */
@@ -35,8 +35,8 @@ export interface HttpListener extends AsyncDisposable {
 }
 
 /**
- * Serve a gateway on `node:http`. A POST of one JSON-RPC message in a 2025-11-25 session held here is
- * served on node's own request and response (`Gateway.serveNode`); every other request becomes a
+ * Serve a gateway on `node:http`. A POST of one JSON-RPC message in a 2025-11-25 session held here, or
+ * of one 2026-07-28 message, is served on node's own request and response (`Gateway.serveNode`); every other request becomes a
  * web-standard `Request` for `Gateway.handle` (its signal aborts when the client goes away, which
  * cancels its calls) and the `Response` is streamed back (SSE included).
  * @throws SwitchyardError `INVALID_INPUT` when the port cannot be bound (in use, not allowed).
@@ -110,23 +110,5 @@ async function serve(
     (await gateway.serveNode(req, res, body))
   )
     return;
-  const response = await handle(toWebRequest(req, body, res));
-  // The client went away while it was being answered: nobody reads the body (an SSE stream would stay
-  // open, holding its place among its identity's streams).
-  if (res.destroyed) return void (await response.body?.cancel().catch(() => {}));
-  res.writeHead(response.status, response.statusText, [...response.headers].flat());
-  if (!response.body) return void res.end();
-  res.flushHeaders(); // SSE: the headers go out before the first event
-  const reader = response.body.getReader();
-  res.on("close", () => void reader.cancel().catch(() => {}));
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      res.write(value);
-    }
-  } catch {
-    // the client went away, or the stream was cancelled
-  }
-  res.end();
+  await writeWebResponse(res, await handle(toWebRequest(req, body, res)));
 }

@@ -1,9 +1,12 @@
 // Which POSTs the gateway serves on its lean path (gateway.ts `serveNode`): one JSON-RPC message, not
-// `initialize`, of a 2025-11-25 session, with the headers the SDK's transport would accept. Anything
-// else — a batch, a body that does not parse, a missing or wrong header, a 2026-07-28 request — goes
-// the full path, where the SDK answers it as it always has (415, 406, 400, …).
+// `initialize`, of a 2025-11-25 session, with the headers the SDK's transport would accept; or one
+// JSON-RPC object carrying the 2026-07-28 per-request envelope claim (the SDK's modern handler owns every
+// answer to such a request, its rejections included). Anything else — a batch, a body that does not
+// parse or is past the SDK's bound, a missing or wrong header — goes the full path, where the SDK
+// answers it as it always has (415, 413, 406, 400, …).
 import type { IncomingMessage } from "node:http";
 import {
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
   isJsonContentType,
   type JSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
@@ -13,24 +16,29 @@ import { isSingleMessage } from "./session-transport.js";
 
 /** A POST the lean path may serve: its session, its `MCP-Protocol-Version` (if sent), its message. */
 export interface LeanMessage {
+  era: "session";
   sessionId: string;
   protocolVersion: string | undefined;
   message: JSONRPCMessage;
 }
 
+/** A 2026-07-28 POST the lean path may serve: its body, parsed (the SDK's modern handler checks it). */
+export interface ModernMessage {
+  era: "modern";
+  body: object;
+}
+
 /** The lean path's reading of a POST to `path` (its body read whole), or undefined for the full path. */
-export function leanMessage(req: IncomingMessage, body: Buffer, path: string): LeanMessage | undefined {
+export function leanMessage(
+  req: IncomingMessage,
+  body: Buffer,
+  path: string,
+): LeanMessage | ModernMessage | undefined {
   const { headers } = req;
-  const sessionId = headers["mcp-session-id"];
-  const protocolVersion = headers["mcp-protocol-version"];
-  const accept = headers.accept ?? "";
   if (
     req.method !== "POST" ||
-    typeof sessionId !== "string" ||
-    (protocolVersion !== undefined && typeof protocolVersion !== "string") ||
     pathOf(req.url) !== path ||
-    !accept.includes("application/json") ||
-    !accept.includes("text/event-stream") ||
+    body.length > DEFAULT_MAX_REQUEST_BODY_SIZE ||
     !isJsonContentType(headers["content-type"] ?? null)
   )
     return undefined;
@@ -40,9 +48,34 @@ export function leanMessage(req: IncomingMessage, body: Buffer, path: string): L
   } catch {
     return undefined;
   }
+  if (claimsEnvelope(message)) return { era: "modern", body: message as object };
+  const sessionId = headers["mcp-session-id"];
+  const protocolVersion = headers["mcp-protocol-version"];
+  const accept = headers.accept ?? "";
+  if (
+    typeof sessionId !== "string" ||
+    (protocolVersion !== undefined && typeof protocolVersion !== "string") ||
+    !accept.includes("application/json") ||
+    !accept.includes("text/event-stream")
+  )
+    return undefined;
   if (!isSingleMessage(message) || ("method" in message && message.method === "initialize")) return undefined;
   if (!isLegacy(message, protocolVersion)) return undefined;
-  return { sessionId, protocolVersion, message };
+  return { era: "session", sessionId, protocolVersion, message };
+}
+
+/**
+ * Whether a parsed body is one JSON-RPC request or notification, not `initialize`, whose `params._meta`
+ * carries the 2026-07-28 envelope claim: the SDK's classification (`isLegacyRequest`) never finds such a
+ * message legacy, so its modern handler answers it — served, or refused with the envelope's, the headers' or the version's error.
+ */
+function claimsEnvelope(message: unknown): boolean {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+  const { method, params } = message as { method?: unknown; params?: { _meta?: unknown } };
+  // `initialize` with a claim the SDK does not find well-formed is still the 2025 handshake.
+  if (typeof method !== "string" || method === "initialize") return false;
+  const meta = params?._meta;
+  return typeof meta === "object" && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 /**

@@ -1,6 +1,7 @@
 // A `node:http` request seen the two ways the gateway reads one: its headers as the `get(name)` the
 // checks ask (http-guard.ts, the SDK's era classification), and a web-standard `Request` for the full
-// path (`Gateway.handle`), built only when that path is taken.
+// path (`Gateway.handle`), built only when that path is taken; and a web `Response` written back on
+// node's response.
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** What the header checks read of a request. */
@@ -53,4 +54,28 @@ export function toWebRequest(req: IncomingMessage, body: Buffer | undefined, res
     ...(body ? { body } : {}),
     ...(signal ? { signal } : {}),
   });
+}
+
+/**
+ * Write a web `Response` on node's response, its body streamed as it comes (SSE included); nothing is
+ * read of it when the client already went away (an SSE stream would stay open, holding its place among
+ * its identity's streams).
+ */
+export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  if (res.destroyed) return void (await response.body?.cancel().catch(() => {}));
+  res.writeHead(response.status, response.statusText, [...response.headers].flat());
+  if (!response.body) return void res.end();
+  res.flushHeaders(); // SSE: the headers go out before the first event
+  const reader = response.body.getReader();
+  res.on("close", () => void reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } catch {
+    // the client went away, or the stream was cancelled
+  }
+  res.end();
 }

@@ -216,3 +216,101 @@ describe("the lean HTTP path (2025-11-25 sessions)", () => {
     }
   });
 });
+
+/** The envelope a 2026-07-28 client sends with each request. */
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** A 2026-07-28 request as a client sends it (the envelope in `_meta`, the standard headers), as init. */
+function modern(
+  request: { id: number; method: string; params: Record<string, unknown> },
+  options: { meta?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): RequestInit {
+  const { _meta, ...params } = request.params as { _meta?: Record<string, unknown>; name?: unknown };
+  const name = request.method === "tools/call" ? params.name : undefined;
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": request.method,
+      ...(typeof name === "string" ? { "mcp-name": name } : {}),
+      ...options.headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      ...request,
+      params: { ...params, _meta: options.meta ?? { ...ENVELOPE, ..._meta } },
+    }),
+  };
+}
+
+describe("the lean HTTP path (2026-07-28 requests)", () => {
+  it("answers a call that nothing is sent for before its answer with application/json, in one write", async () => {
+    const answer = await fetch(
+      listener.url,
+      modern({
+        id: 30,
+        method: "tools/call",
+        params: { name: "fault_progress", arguments: { ms: 20, every: 5 } },
+      }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("application/json");
+    const text = await answer.text();
+    // Its length known and sent (the web Response's body was streamed chunked, with none).
+    expect(answer.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    const body = JSON.parse(text) as { id: number; result: unknown };
+    expect(body.id).toBe(30);
+    expect(textOf(body.result)).toContain("progressed");
+  });
+
+  it("streams a call's progress over SSE, then its answer", async () => {
+    const answer = await fetch(
+      listener.url,
+      modern({
+        id: 31,
+        method: "tools/call",
+        params: {
+          name: "fault_progress",
+          arguments: { ms: 200, every: 20 },
+          _meta: { progressToken: "p-31" },
+        },
+      }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("text/event-stream");
+    const messages = events(await answer.text());
+    const progress = messages.filter((message) => message.method === "notifications/progress");
+    expect(progress.length).toBeGreaterThan(0);
+    expect(messages.at(-1)).toMatchObject({ id: 31, result: expect.anything() });
+    expect(messages.indexOf(progress[0]!)).toBeLessThan(messages.length - 1);
+  });
+
+  it("answers a malformed request with the SDK's error, as the web handler does", async () => {
+    const call = { id: 32, method: "tools/call", params: { name: "fault_progress", arguments: { ms: 1 } } };
+    const { "io.modelcontextprotocol/clientCapabilities": _, ...noCapabilities } = ENVELOPE;
+    const cases = [
+      modern(call, { meta: noCapabilities }), // the envelope lacks a required key
+      modern(call, { headers: { "mcp-method": "tools/list" } }), // the header and the body disagree
+      modern(call, { meta: { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }),
+    ];
+    for (const init of cases) {
+      const lean = await fetch(listener.url, init);
+      const text = await lean.text();
+      // Served lean (one write, its length sent) …
+      expect(lean.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+      // … with the status and JSON-RPC error the SDK's web handler gives the same request.
+      const web = await gateway.handle(new Request(listener.url, init));
+      expect(lean.status).toBe(web.status);
+      expect(lean.status).toBeGreaterThanOrEqual(400);
+      const error = JSON.parse(text) as { id: unknown; error: { code: number } };
+      expect(error).toEqual(await web.json());
+      expect(error.error.code).toBeLessThan(0);
+    }
+  });
+});
