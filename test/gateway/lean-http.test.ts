@@ -291,6 +291,33 @@ describe("the lean HTTP path (2026-07-28 requests)", () => {
     expect(messages.indexOf(progress[0]!)).toBeLessThan(messages.length - 1);
   });
 
+  it("cancels a call at its server when its client goes away before the answer", async () => {
+    const stats = async (id: number) => {
+      const answer = await fetch(
+        listener.url,
+        modern({ id, method: "tools/call", params: { name: "fault_stats", arguments: {} } }),
+      );
+      const { result } = (await answer.json()) as {
+        result: { structuredContent: { cancelled: unknown[]; times: Record<string, unknown> } };
+      };
+      return result.structuredContent;
+    };
+    const before = (await stats(40)).cancelled.length;
+    const abort = new AbortController();
+    const hanging = fetch(listener.url, {
+      ...modern({
+        id: 41,
+        method: "tools/call",
+        params: { name: "fault_work", arguments: { id: "modern-gone", fault: "hang" } },
+      }),
+      signal: abort.signal,
+    }).catch(() => undefined);
+    await expect.poll(async () => "modern-gone" in (await stats(42)).times, { timeout: 20_000 }).toBe(true);
+    abort.abort();
+    await hanging;
+    await expect.poll(async () => (await stats(43)).cancelled.length, { timeout: 20_000 }).toBe(before + 1);
+  });
+
   it("answers a malformed request with the SDK's error, as the web handler does", async () => {
     const call = { id: 32, method: "tools/call", params: { name: "fault_progress", arguments: { ms: 1 } } };
     const { "io.modelcontextprotocol/clientCapabilities": _, ...noCapabilities } = ENVELOPE;
