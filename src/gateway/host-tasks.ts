@@ -7,7 +7,11 @@
 import { randomBytes } from "node:crypto";
 import type { CallToolResult, ClientCapabilities, Server, ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { DEFAULT_GATEWAY_MAX_TASKS, DEFAULT_GATEWAY_TASK_TTL_MS } from "../config/defaults.js";
+import {
+  DEFAULT_GATEWAY_MAX_TASKS,
+  DEFAULT_GATEWAY_MAX_TASKS_PER_USER,
+  DEFAULT_GATEWAY_TASK_TTL_MS,
+} from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
 import { declaresExtension, TASKS_EXTENSION } from "../fleet/extensions.js";
 import { protocolError } from "./errors.js";
@@ -33,6 +37,8 @@ export interface HostTasksOptions {
   ttlMs?: number;
   /** Default {@link DEFAULT_GATEWAY_MAX_TASKS}. */
   maxTasks?: number;
+  /** Of those, one identity's at most; default {@link DEFAULT_GATEWAY_MAX_TASKS_PER_USER}. */
+  maxTasksPerUser?: number;
 }
 
 interface HostTask {
@@ -99,18 +105,20 @@ export function serveHostTasks(
 /**
  * The tasks one gateway holds for its hosts, by the gateway's own ids (128 random bits: a host can reach
  * only the tasks it was given, never another server's or another user's by guessing). Each is kept
- * `ttlMs` from its creation, at most `maxTasks` of them.
+ * `ttlMs` from its creation, at most `maxTasks` of them and `maxTasksPerUser` of one identity's.
  */
 export class HostTasks {
   readonly #tasks = new Map<string, HostTask>();
   readonly #options: HostTasksOptions;
   readonly #ttlMs: number;
   readonly #maxTasks: number;
+  readonly #maxPerUser: number;
 
   constructor(options: HostTasksOptions) {
     this.#options = options;
     this.#ttlMs = options.ttlMs ?? DEFAULT_GATEWAY_TASK_TTL_MS;
     this.#maxTasks = options.maxTasks ?? DEFAULT_GATEWAY_MAX_TASKS;
+    this.#maxPerUser = options.maxTasksPerUser ?? DEFAULT_GATEWAY_MAX_TASKS_PER_USER;
   }
 
   /** Tasks held now. */
@@ -120,9 +128,14 @@ export class HostTasks {
 
   /**
    * A task for `call` (running; its server made it a task), owned by `owner`: the `CreateTaskResult` the
-   * host is answered with, or `undefined` when the table is full of running tasks (bridge the call).
+   * host is answered with, or `undefined` when the owner's places, or the table, are full of running
+   * tasks (bridge the call).
    */
   create(call: GatewayCall, owner: TaskOwner, can: ClientCapabilities): Record<string, unknown> | undefined {
+    const owners = (task: HostTask) => task.owner.user === owner.user;
+    let held = 0;
+    for (const task of this.#tasks.values()) if (owners(task)) held += 1;
+    if (held >= this.#maxPerUser && !this.#evictOneEnded(owners)) return undefined;
     if (this.#tasks.size >= this.#maxTasks && !this.#evictOneEnded()) return undefined;
     const now = new Date().toISOString();
     const id = randomBytes(16).toString("base64url");
@@ -235,9 +248,10 @@ export class HostTasks {
     task.call.progress = undefined;
   }
 
-  #evictOneEnded(): boolean {
+  /** Drop the oldest ended task (of those `among` picks); false when none has ended. */
+  #evictOneEnded(among: (task: HostTask) => boolean = () => true): boolean {
     for (const task of this.#tasks.values()) {
-      if (!task.call.settled) continue;
+      if (!task.call.settled || !among(task)) continue;
       this.#drop(task);
       return true;
     }

@@ -24,7 +24,7 @@ function runningCall(relay: ClientRelay): { call: GatewayCall; finish: () => voi
   return { call, finish: () => finish() };
 }
 
-function table(options: { ttlMs?: number; maxTasks?: number }): HostTasks {
+function table(options: { ttlMs?: number; maxTasks?: number; maxTasksPerUser?: number }): HostTasks {
   return new HostTasks({
     end: async (result) => {
       try {
@@ -79,5 +79,23 @@ describe("the gateway's table of passed-through tasks", () => {
     expect(tasks.size).toBe(2);
     tasks.close();
     expect(second.call.abort.signal.aborted && third.call.abort.signal.aborted).toBe(true);
+  });
+
+  it("holds at most maxTasksPerUser of one identity's: alice's long tasks leave bob his place", async () => {
+    const relay = new ClientRelay();
+    const bob: TaskOwner = { user: "bob", authenticated: true };
+    const tasks = table({ maxTasks: 10, maxTasksPerUser: 2 });
+    const mine = [runningCall(relay), runningCall(relay)];
+    const [firstId] = mine.map((running) => taskIdOf(tasks.create(running.call, alice, {})));
+    // Alice's two places hold running tasks: her third call is bridged, bob's is not.
+    expect(tasks.create(runningCall(relay).call, alice, {})).toBeUndefined();
+    expect(taskIdOf(tasks.create(runningCall(relay).call, bob, {}))).toBeDefined();
+    // One of hers ends: it makes room for her next.
+    mine[0]!.finish();
+    await waitFor(() => mine[0]!.call.settled, 10_000, "alice's first call ended");
+    expect(taskIdOf(tasks.create(runningCall(relay).call, alice, {}))).toBeDefined();
+    expect(await isGone(tasks, firstId!)).toBe(true);
+    expect(tasks.size).toBe(3);
+    tasks.close();
   });
 });

@@ -30,6 +30,11 @@ export const DEFAULT_GATEWAY_TASK_TTL_MS = 60 * 60_000;
  */
 export const DEFAULT_GATEWAY_MAX_TASKS = 1_000;
 /**
+ * Of those, the tasks one identity holds at most, so that one user's long tasks cannot take every place:
+ * past it that user's oldest ended task is dropped; when none has ended, the call is bridged (fixed).
+ */
+export const DEFAULT_GATEWAY_MAX_TASKS_PER_USER = 100;
+/**
  * 2025-11-25 HTTP sessions one gateway keeps at most: a client that never ends its session (no DELETE)
  * must not grow the process without bound; past it the session unused longest is ended (its client gets
  * 404 and starts another). A session costs a server instance and its transport.
