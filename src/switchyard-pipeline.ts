@@ -97,7 +97,8 @@ export function buildPipeline(
     identity,
     isClosed: () => hooks.isClosed(),
     scopeCalls: options.wireTrace !== undefined,
-    recorded: async () => recorder?.flush(),
+    // Without a store there is nothing to wait for: a task call then makes no deadline signal for it.
+    recorded: recorder ? () => recorder.flush() : undefined,
   });
   for (const interceptor of options.interceptors ?? []) pipeline.use(interceptor);
   return {
