@@ -81,6 +81,17 @@ describe("the gateway's table of passed-through tasks", () => {
     expect(second.call.abort.signal.aborted && third.call.abort.signal.aborted).toBe(true);
   });
 
+  it("is its owner's only as authenticated as it was made: the same name without a token gets nothing", async () => {
+    const relay = new ClientRelay();
+    const tasks = table({});
+    const running = runningCall(relay);
+    const id = taskIdOf(tasks.create(running.call, alice, {}));
+    const unproven: TaskOwner = { user: "alice", authenticated: false };
+    await expect(tasks.get(id, unproven)).rejects.toMatchObject({ code: "INVALID_INPUT" });
+    expect(await tasks.get(id, alice)).toMatchObject({ taskId: id, status: "working" });
+    tasks.close();
+  });
+
   it("holds at most maxTasksPerUser of one identity's: alice's long tasks leave bob his place", async () => {
     const relay = new ClientRelay();
     const bob: TaskOwner = { user: "bob", authenticated: true };
