@@ -62,6 +62,8 @@ export interface QueryRewriterOptions {
  */
 export class QueryRewriter {
   readonly #options: QueryRewriterOptions;
+  readonly #timeoutMs: number;
+  readonly #maxCached: number;
   readonly #cache = new Map<string, Promise<string[]>>();
   #warned = false;
   #calls = 0;
@@ -74,6 +76,8 @@ export class QueryRewriter {
         `query rewrite: timeoutMs must be above 0 and maxCached a positive integer (got ${timeoutMs}, ${maxCached})`,
       );
     this.#options = options;
+    this.#timeoutMs = timeoutMs;
+    this.#maxCached = maxCached;
   }
 
   /** Model calls made so far (cache hits do not count). */
@@ -97,7 +101,7 @@ export class QueryRewriter {
     }
     const rewrite = this.#rewrite(key);
     this.#cache.set(key, rewrite);
-    const max = this.#options.maxCached ?? DEFAULT_REWRITE_CACHE_ENTRIES;
+    const max = this.#maxCached;
     for (const oldest of this.#cache.keys()) {
       if (this.#cache.size <= max) break;
       this.#cache.delete(oldest);
@@ -107,7 +111,7 @@ export class QueryRewriter {
 
   async #rewrite(request: string): Promise<string[]> {
     this.#calls += 1;
-    const timeoutMs = this.#options.timeoutMs ?? DEFAULT_REWRITE_TIMEOUT_MS;
+    const timeoutMs = this.#timeoutMs;
     const deadline = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {

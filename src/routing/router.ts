@@ -248,7 +248,7 @@ export class Router {
         ...(hint === undefined ? {} : { hint }),
       });
     };
-    const all = this.#tools.size <= this.#offerAllUpTo;
+    const all = this.offersAll;
     const topK = options.topK ?? this.#topK;
     const used = [...new Set([...(conversation.usedToolNames ?? [])].reverse())];
     if (!all) {
