@@ -15,7 +15,7 @@ import {
 import { SwitchyardError } from "../errors.js";
 import { declaresExtension, TASKS_EXTENSION } from "../fleet/extensions.js";
 import { protocolError } from "./errors.js";
-import { canAnswer, inputRequestOf, refuse } from "./questions.js";
+import { askable, inputRequestsOf } from "./questions.js";
 import type { GatewayCall } from "./relay.js";
 
 /** Who a task belongs to: the user, and whether a token or login said so (else the gateway's own identity). */
@@ -179,18 +179,9 @@ export class HostTasks {
       return { ...this.#plain(task, "completed"), result: { ...end.result, resultType: "complete" } };
     if (end?.status === "failed") return { ...this.#plain(task, "failed"), error: end.error };
     if (end) return this.#plain(task, "cancelled");
-    const questions = task.call.questions.filter((question) => {
-      if (canAnswer(question, task.can)) return true;
-      refuse(question);
-      return false;
-    });
+    const questions = askable(task.call.questions, task.can);
     if (!questions.length) return this.#plain(task, "working");
-    return {
-      ...this.#plain(task, "input_required"),
-      inputRequests: Object.fromEntries(
-        questions.map((question) => [question.key, inputRequestOf(question)]),
-      ),
-    };
+    return { ...this.#plain(task, "input_required"), inputRequests: inputRequestsOf(questions) };
   }
 
   /**

@@ -53,3 +53,17 @@ export function inputRequestOf(question: Question): InputRequest {
     return inputRequired.elicitUrl({ message: params.message, url: params.url ?? "" });
   return inputRequired.elicit({ message: params.message, requestedSchema: params.requestedSchema as never });
 }
+
+/** The questions a client that declared `can` can answer; each of the others is refused, in order. */
+export function askable(questions: readonly Question[], can: ClientCapabilities): Question[] {
+  return questions.filter((question) => {
+    if (canAnswer(question, can)) return true;
+    refuse(question);
+    return false;
+  });
+}
+
+/** Questions as a result's `inputRequests`, by their keys. */
+export function inputRequestsOf(questions: readonly Question[]): Record<string, InputRequest> {
+  return Object.fromEntries(questions.map((question) => [question.key, inputRequestOf(question)]));
+}

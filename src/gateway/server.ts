@@ -17,7 +17,7 @@ import { servedMeta, serverMeta } from "./meta.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { timedHandlers } from "./operation-timing.js";
 import { priorityOf } from "./priority.js";
-import { canAnswer, envelopeCapabilities, inputRequestOf, refuse } from "./questions.js";
+import { askable, envelopeCapabilities, inputRequestsOf } from "./questions.js";
 import type { ClientRelay, GatewayCall } from "./relay.js";
 import { CALL_TOOL_NAME, type ToolSearch } from "./search.js";
 import { checkSkillRead, serveSkills } from "./skills.js";
@@ -341,14 +341,10 @@ async function callRound(parts: CallRoundParts): Promise<CallToolResult> {
         continue;
       }
       if (round.done) break;
-      const can = clientCapabilities(parts);
-      const askable = round.questions.filter((question) => canAnswer(question, can));
-      for (const question of round.questions) if (!askable.includes(question)) refuse(question);
-      if (askable.length)
+      const asked = askable(round.questions, clientCapabilities(parts));
+      if (asked.length)
         return inputRequired({
-          inputRequests: Object.fromEntries(
-            askable.map((question) => [question.key, inputRequestOf(question)]),
-          ),
+          inputRequests: inputRequestsOf(asked),
           requestState: call.id,
         }) as unknown as CallToolResult;
     }
