@@ -26,7 +26,7 @@ import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
 import { GatewayMetrics } from "./metrics.js";
 import { serveModernNode } from "./modern-request.js";
-import { nodeHeaders, toWebRequest } from "./node-request.js";
+import { nodeHeaders, toWebRequest, writeWebResponse } from "./node-request.js";
 import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
@@ -139,8 +139,9 @@ export interface Gateway extends AsyncDisposable {
    * response when it is one JSON-RPC message, not `initialize`, of a 2025-11-25 session this process
    * holds for its caller, or one carrying the 2026-07-28 envelope claim (given to the SDK's modern
    * handler with no web `Request`) — answered `application/json`, or SSE when the server sends anything
-   * for it before its answer. False when it is not such a request: nothing was written, and `handle`
-   * answers it.
+   * for it before its answer; its caller refused (401/403, or 429 past its identity's streams) is
+   * answered here as `handle` would. False when it is not such a request: nothing was written, and
+   * `handle` answers it.
    */
   serveNode(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<boolean>;
   /** Stop serving: end every session and stdio connection. Idempotent; the Switchyard stays open. */
@@ -253,10 +254,11 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       const lean = closed ? undefined : leanMessage(req, body, path);
       if (!lean) return false;
       const identity = options.authenticate ? await identify(toWebRequest(req, body)) : parts.identity;
-      if (identity instanceof Response) return false; // the full path refuses it
+      // A refusal (401, 403, 429) is the full path's own answer: written here, not worked out again there.
+      if (identity instanceof Response) return refused(res, identity);
       if (lean.era === "modern") {
         const release = streams.take(identity.user);
-        if (release instanceof Response) return false; // the full path answers the 429
+        if (release instanceof Response) return refused(res, release);
         res.once("close", release);
         await serveModernNode(modern, { req, res }, lean.body, authInfoOf(identity));
         return true;
@@ -264,7 +266,7 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
       const transport = sessions.heldFor(lean.sessionId, identity.user);
       if (!transport?.accepts(lean.protocolVersion)) return false;
       const release = streams.take(identity.user);
-      if (release instanceof Response) return false; // the full path answers the 429
+      if (release instanceof Response) return refused(res, release);
       res.once("close", release);
       transport.serveLean(lean.message, res, { authInfo: authInfoOf(identity), request: requestInfoOf(req) });
       return true;
@@ -292,6 +294,12 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
     if (!(await isLegacyRequest(request, parsedBody))) return modern.fetch(request, given);
     return sessions.handle(request, { user: identity.user, ...given });
   }
+}
+
+/** Write a refusal on node's response; the request was taken (served, as refused). */
+async function refused(res: ServerResponse, refusal: Response): Promise<true> {
+  await writeWebResponse(res, refusal);
+  return true;
 }
 
 /**
