@@ -26,7 +26,7 @@ import { limitOf, StreamSlots } from "./limits.js";
 import { LiveServers } from "./live-servers.js";
 import { GatewayMetrics } from "./metrics.js";
 import { serveModernNode } from "./modern-request.js";
-import { nodeHeaders, toWebRequest, writeWebResponse } from "./node-request.js";
+import { requestInfoOf, toWebRequest, writeWebResponse } from "./node-request.js";
 import { answerOperations, isOperationsPath } from "./operations.js";
 import { ClientRelay } from "./relay.js";
 import { ToolSearch } from "./search.js";
@@ -300,15 +300,6 @@ export function createGateway(yard: Switchyard, options: GatewayOptions = {}): G
 async function refused(res: ServerResponse, refusal: Response): Promise<true> {
   await writeWebResponse(res, refusal);
   return true;
-}
-
-/**
- * What a handler is told of a lean request's HTTP request (`ctx.http.req`): its method, URL and headers
- * — all the SDK and the gateway read of it (the priority header, `logging/setLevel`'s session id) —
- * without building a web `Request` for each call.
- */
-function requestInfoOf(req: IncomingMessage): Request {
-  return { method: req.method, url: req.url, headers: nodeHeaders(req) } as unknown as Request;
 }
 
 /** What the SDK's server is told of a request's caller (the gateway's handlers read `extra.identity`). */

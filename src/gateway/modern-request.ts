@@ -11,7 +11,7 @@
 // @modelcontextprotocol/server and not exported, and the transport it builds answers with a `Response`.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuthInfo, McpHttpHandler } from "@modelcontextprotocol/server";
-import { nodeHeaders, writeWebResponse } from "./node-request.js";
+import { closeSignal, requestInfoOf, writeWebResponse } from "./node-request.js";
 
 /**
  * Serve one 2026-07-28 message (`body`, parsed) on node's request and response. The signal the SDK is
@@ -24,17 +24,7 @@ export async function serveModernNode(
   authInfo: AuthInfo,
 ): Promise<void> {
   const { req, res } = http;
-  const abort = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) abort.abort();
-  });
-  // All the SDK and the gateway's handlers read of the request (the priority header, ctx.http.req).
-  const request = {
-    method: "POST",
-    url: `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`,
-    headers: nodeHeaders(req),
-    signal: abort.signal,
-  } as unknown as Request;
+  const request = requestInfoOf(req, closeSignal(res));
   const response = await handler.fetch(request, { authInfo, parsedBody: body });
   if (res.destroyed || response.headers.get("content-type")?.startsWith("text/event-stream"))
     return writeWebResponse(res, response);

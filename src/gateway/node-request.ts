@@ -40,20 +40,36 @@ export function toWebRequest(req: IncomingMessage, body: Buffer | undefined, res
   for (const [key, value] of Object.entries(req.headers)) {
     for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(key, one);
   }
-  let signal: AbortSignal | undefined;
-  if (res) {
-    const abort = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    signal = abort.signal;
-  }
+  const signal = res ? closeSignal(res) : undefined;
   return new Request(`http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`, {
     method: req.method ?? "GET",
     headers,
     ...(body ? { body } : {}),
     ...(signal ? { signal } : {}),
   });
+}
+
+/** A signal that aborts when the client goes away before `res` is finished (which cancels its calls). */
+export function closeSignal(res: ServerResponse): AbortSignal {
+  const abort = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
+
+/**
+ * What a lean request's handlers are told of its HTTP request (`ctx.http.req`): its method, URL and
+ * headers — all the SDK and the gateway read of it (the priority header, `logging/setLevel`'s session
+ * id) — and, given, the signal of its client going away; without building a web `Request` per call.
+ */
+export function requestInfoOf(req: IncomingMessage, signal?: AbortSignal): Request {
+  return {
+    method: req.method ?? "POST",
+    url: `http://${req.headers.host ?? "127.0.0.1"}${req.url ?? "/"}`,
+    headers: nodeHeaders(req),
+    ...(signal ? { signal } : {}),
+  } as unknown as Request;
 }
 
 /**
