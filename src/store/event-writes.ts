@@ -110,8 +110,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
           event.method ?? null,
         ],
       ]);
-      if (event.servedBy !== undefined) writes.push(["callServedBy", [event.servedBy, runId, event.id]]);
-      if (event.taskId !== undefined) writes.push(["callTaskId", [event.taskId, runId, event.id]]);
+      writes.push(...servedWrites(event, runId));
       if (event.runId === undefined) {
         writes.push([
           "runFinished",
@@ -131,10 +130,7 @@ export function eventWrites(event: SwitchyardEvent, policy: TextPolicy, now: str
     }
     case "call_task": {
       // The call's row exists (its call_started came first): the id is kept while the task runs.
-      const runId = event.runId ?? event.id;
-      const writes: Write[] = [["callTaskId", [event.taskId, runId, event.id]]];
-      if (event.servedBy !== undefined) writes.push(["callServedBy", [event.servedBy, runId, event.id]]);
-      return writes;
+      return servedWrites(event, event.runId ?? event.id);
     }
     case "call_shaped":
       return [["callShaped", [recorded(event.text, policy), event.runId, event.id]]];
@@ -198,4 +194,12 @@ function sessionTitle(messages: readonly unknown[]): string {
     }
   }
   return "";
+}
+
+/** Which server served a call (a fallback) and the task it ran as: each kept when known. */
+function servedWrites(event: { id: string; servedBy?: string; taskId?: string }, runId: string): Write[] {
+  const writes: Write[] = [];
+  if (event.servedBy !== undefined) writes.push(["callServedBy", [event.servedBy, runId, event.id]]);
+  if (event.taskId !== undefined) writes.push(["callTaskId", [event.taskId, runId, event.id]]);
+  return writes;
 }
