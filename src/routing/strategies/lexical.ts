@@ -152,21 +152,18 @@ export class LexicalStrategy implements RoutingStrategy {
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
-    const parts: Array<{ terms: string[] }> = [];
+    const clauses: string[][] = [];
     for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
       const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
-      for (const piece of pieces) parts.push({ terms: this.#tokenize(piece) });
+      for (const piece of pieces) clauses.push(this.#tokenize(piece));
     }
-    const clauses = parts.map((part) => part.terms);
     const wholeTerms = this.#wholeTerms(clauses, query.context ?? []);
     const expanded = this.#expand(wholeTerms);
     const reorders =
       this.#required !== undefined || (this.#serverWeight > 0 && this.#serverEvidence.servers > 1);
     const depth = reorders ? limit + PENALTY_EXTRA_DEPTH : limit;
     const whole = this.#index.search(expanded, depth);
-    const ranked = parts
-      .filter((part) => new Set(part.terms).size >= MIN_CLAUSE_TERMS)
-      .map((part) => part.terms);
+    const ranked = clauses.filter((terms) => new Set(terms).size >= MIN_CLAUSE_TERMS);
     const merged =
       ranked.length < 2 || whole.length === 0
         ? whole
