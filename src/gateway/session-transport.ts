@@ -233,7 +233,7 @@ export function isSingleMessage(body: unknown): body is JSONRPCMessage {
     const params = message.params;
     return (
       (id === undefined || validId) &&
-      (params === undefined || (typeof params === "object" && params !== null && !Array.isArray(params)))
+      (params === undefined || isObject(params))
     );
   }
   return validId && (isObject(message.result) || isObject(message.error));
