@@ -231,10 +231,7 @@ export function isSingleMessage(body: unknown): body is JSONRPCMessage {
   const validId = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
   if (typeof message.method === "string") {
     const params = message.params;
-    return (
-      (id === undefined || validId) &&
-      (params === undefined || isObject(params))
-    );
+    return (id === undefined || validId) && (params === undefined || isObject(params));
   }
   return validId && (isObject(message.result) || isObject(message.error));
 }
