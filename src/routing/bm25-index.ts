@@ -82,6 +82,11 @@ export class Bm25Index<F extends string> {
     return this.#slots.size;
   }
 
+  /** How many documents hold the term, in any field. */
+  documentFrequency(term: string): number {
+    return this.#postings.get(term)?.slots.length ?? 0;
+  }
+
   /** True when a document of that id is indexed. */
   has(id: string): boolean {
     return this.#slots.has(id);

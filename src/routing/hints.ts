@@ -30,6 +30,9 @@ interface CompiledHint {
 /** Letters and digits of scripts written without spaces between words (CJK). */
 const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
+/** How much deeper than asked a request that matches a hint is ranked (see {@link RoutingHints.depth}). */
+const HINT_EXTRA_DEPTH = 20;
+
 /**
  * The hints of a router, compiled once.
  * @throws SwitchyardError `CONFIG_INVALID` naming the hint (`routing.hints[i].when`) whose regular
@@ -40,6 +43,14 @@ export class RoutingHints {
 
   constructor(hints: readonly RoutingHint[]) {
     this.#hints = hints.map((hint, i) => compile(hint, `routing.hints[${i}]`));
+  }
+
+  /**
+   * How deep to rank `text` so that the tools of the hints it matches come in the strategy's order
+   * whatever the `limit`: {@link HINT_EXTRA_DEPTH} deeper when a hint matches, else `limit`.
+   */
+  depth(text: string, limit: number): number {
+    return this.#hints.some((hint) => hint.test(text)) ? limit + HINT_EXTRA_DEPTH : limit;
   }
 
   /**

@@ -180,7 +180,7 @@ export class Router {
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
     const ranked = await this.#strategy.rank(withNeeds(routing), {
-      limit,
+      limit: this.#hints?.depth(routing.text, limit) ?? limit,
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return this.#hinted(routing.text, this.#routed(ranked), limit);
@@ -196,7 +196,8 @@ export class Router {
       throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
-    return this.#hinted(routing.text, this.#routed(strategy.rankNow(withNeeds(routing), limit)), limit);
+    const depth = this.#hints?.depth(routing.text, limit) ?? limit;
+    return this.#hinted(routing.text, this.#routed(strategy.rankNow(withNeeds(routing), depth)), limit);
   }
 
   /**

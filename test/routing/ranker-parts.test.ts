@@ -6,7 +6,7 @@ import { Router } from "../../src/routing/router.js";
 import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { tokenize } from "../../src/routing/tokenizer.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
-import { opensWithVerb, verbFamily, withVerbFamilies } from "../../src/routing/verb-families.js";
+import { objectWords, opensWithVerb, verbFamily, withVerbFamilies } from "../../src/routing/word-families.js";
 
 describe("request parts", () => {
   it("cut a sentence where a conjunction starts another request, in English and Chinese", () => {
@@ -52,6 +52,13 @@ describe("request parts", () => {
     expect(router.rankNow("Thanks.", { topK: 3 })).toEqual([]);
   });
 
+  it("start a part at 把 after a comma: the object comes before its verb (先…，再把…写入…)", () => {
+    expect(splitParts("先查一下东京现在几点，再把结果写入文件 time.txt")).toEqual([
+      "先查一下东京现在几点",
+      "把结果写入文件 time.txt",
+    ]);
+  });
+
   it("leave nouns joined by 'and' or a comma together", () => {
     expect(splitParts("get the temperature and humidity of Berlin")).toEqual([
       "get the temperature and humidity of Berlin",
@@ -68,6 +75,14 @@ describe("verb families", () => {
     expect(withVerbFamilies(tokenize)("fetch the weather")).toEqual(["fetch", "^get", "weather"]);
     expect(opensWithVerb("please save a note")).toBe(true);
     expect(opensWithVerb("humidity of Berlin")).toBe(false);
+  });
+
+  it("find a Chinese verb the segmenter cut in two by its bigram, counting it once either way", () => {
+    // Intl.Segmenter cuts 写入 into 写 + 入 here; 写入 is a word of the save family all the same.
+    const cut = withVerbFamilies(tokenize)("再把结果写入文件");
+    expect(cut.filter((term) => term === "^save")).toHaveLength(1);
+    const whole = withVerbFamilies(tokenize)("提交");
+    expect(whole.filter((term) => term === "^commit")).toHaveLength(1);
   });
 
   it("tie remembering and recalling to a memory, in either language", () => {
@@ -121,5 +136,62 @@ describe("server-level recall", () => {
     const ranked = ["a_1", "a_2", "b_1", "c_1"];
     expect(serverRecallAt(ranked, [["c_9"], ["d_1"]], 3, serverOf)).toBe(0.5);
     expect(serverRecallAt(ranked, [["c_9"]], 2, serverOf)).toBe(0);
+  });
+});
+
+describe("object families", () => {
+  const tools: ToolDescriptor[] = [
+    {
+      id: "fs_list_directory",
+      server: "fs",
+      name: "list_directory",
+      description: "List a directory's entries",
+    },
+    { id: "fs_write_file", server: "fs", name: "write_file", description: "Write text to a file" },
+    { id: "web_screenshot", server: "web", name: "screenshot", description: "Capture the current page" },
+    { id: "graph_read", server: "memory", name: "read_graph", description: "Read the knowledge graph" },
+    {
+      id: "art_generate",
+      server: "art",
+      name: "generate_image",
+      description: "Generate an image from a prompt",
+    },
+  ];
+  const top = (router: Router, request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
+
+  it("lead a request's word to the word the tools use, in either language", () => {
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    expect(top(router, "what is in my projects folder")).toBe("fs_list_directory");
+    expect(top(router, "列出项目目录")).toBe("fs_list_directory");
+    expect(top(router, "给这个网页截图")).toBe("web_screenshot");
+    expect(top(router, "把结果存成文件")).toBe("fs_write_file");
+    const off = new Router(tools, {
+      offerAllUpTo: 0,
+      strategy: new LexicalStrategy({ objectFamilies: false }),
+    });
+    expect(top(off, "给这个网页截图")).toBeUndefined();
+  });
+
+  it("count a single character only outside a longer object word: 图 is a picture, 知识图谱 a graph", () => {
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    expect(top(router, "生成一张图")).toBe("art_generate");
+    expect(objectWords("图", new Set(["图", "~一张", "~张图"]))).toContain("imag");
+    expect(objectWords("图", new Set(["知识", "图", "谱", "~知识", "~识图", "~图谱"]))).toEqual([]);
+    expect(top(router, "读取知识图谱")).toBe("graph_read");
+  });
+
+  it("leave a word the catalog itself uses alone: its own tools are evidence enough", () => {
+    // "ticket" names three tools: it does not also ask for "issue".
+    const ticketing: ToolDescriptor[] = [
+      ...["open", "close", "assign"].map((verb) => ({
+        id: `desk_${verb}_ticket`,
+        server: "desk",
+        name: `${verb}_ticket`,
+        description: `${verb} a support ticket`,
+      })),
+      { id: "gh_create_issue", server: "gh", name: "create_issue", description: "Create an issue" },
+    ];
+    const ranked = new Router(ticketing, { offerAllUpTo: 0 }).rankNow("open a ticket", { topK: 5 });
+    expect(ranked.map((tool) => tool.id)).not.toContain("gh_create_issue");
   });
 });

@@ -17,7 +17,7 @@ import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokenizer.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
-import { withVerbFamilies } from "../verb-families.js";
+import { objectWords, withVerbFamilies } from "../word-families.js";
 
 export {
   DEFAULT_CATALOG_SYNONYMS,
@@ -36,6 +36,12 @@ const MIN_CLAUSE_TERMS = 1;
 const MAX_CLAUSE_HITS = 20;
 /** Least score of a part's best tool, relative to the whole request's best, for it to be put up front. */
 const MIN_PART_SCORE = 0.3;
+/**
+ * Most tools that may hold a request's word for it to ask for its object family's other words too: a
+ * word the catalog uses ("ticket" among ticketing tools) is evidence enough, and its family would only
+ * blur it; one it barely uses ("folder" beside `list_directory`, 目录 beside English tools) needs them.
+ */
+const MAX_OBJECT_DF = 2;
 /** How much deeper than asked the ranking goes before the required-parameter penalty reorders it. */
 const PENALTY_EXTRA_DEPTH = 20;
 
@@ -61,6 +67,11 @@ export interface LexicalOptions {
   queryTermCounts?: "once" | "count";
   /** Add a verb family's term after each of its words ("retrieve" → `^get`; see verb-families.ts); default `true`. */
   verbFamilies?: boolean;
+  /**
+   * Let a request's word that few tools hold also ask for the other words of its object family ("folder"
+   * → "directory", 截图 → "screenshot"; see word-families.ts); default `true`.
+   */
+  objectFamilies?: boolean;
   /**
    * Expand a request's words with the name terms the catalog's own tools link them to (see
    * catalog-synonyms.ts); `false` turns it off; default {@link DEFAULT_CATALOG_SYNONYMS}.
@@ -96,6 +107,7 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #required: RequiredParams | undefined;
   readonly #serverEvidence: ServerEvidence;
   readonly #serverWeight: number;
+  readonly #objectFamilies: boolean;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -114,6 +126,7 @@ export class LexicalStrategy implements RoutingStrategy {
     this.#countRepeats = options.queryTermCounts === "count";
     this.#serverEvidence = new ServerEvidence(this.#tokenize);
     this.#serverWeight = options.serverWeight ?? DEFAULT_SERVER_WEIGHT;
+    this.#objectFamilies = options.objectFamilies !== false;
     const penalty = options.requiredParamPenalty ?? DEFAULT_REQUIRED_PARAM_PENALTY;
     this.#required = penalty > 0 ? new RequiredParams(this.#tokenize, penalty) : undefined;
     const synonyms = options.catalogSynonyms ?? DEFAULT_CATALOG_SYNONYMS;
@@ -196,7 +209,22 @@ export class LexicalStrategy implements RoutingStrategy {
 
   /** The query terms with the name terms the catalog links them to (see catalog-synonyms.ts). */
   #expand(terms: QueryTerm[]): QueryTerm[] {
-    return this.#synonyms ? [...terms, ...this.#synonyms.expand(terms)] : terms;
+    const synonyms = this.#synonyms ? this.#synonyms.expand(terms) : [];
+    const objects = this.#objectFamilies ? this.#objectWords(terms) : [];
+    return synonyms.length + objects.length === 0 ? terms : [...terms, ...synonyms, ...objects];
+  }
+
+  /** The other words of the object families of the request's rare words (see {@link MAX_OBJECT_DF}), at their weight. */
+  #objectWords(terms: readonly QueryTerm[]): QueryTerm[] {
+    const present = new Set(terms.map((term) => term.term));
+    const added = new Map<string, number>();
+    for (const { term, weight } of terms) {
+      const words = objectWords(term, present);
+      if (words.length === 0 || this.#index.documentFrequency(term) > MAX_OBJECT_DF) continue;
+      for (const word of words)
+        if (!present.has(word) && weight > (added.get(word) ?? 0)) added.set(word, weight);
+    }
+    return [...added].map(([term, weight]) => ({ term, weight }));
   }
 
   #wholeTerms(clauses: readonly string[][], context: readonly QueryPart[]): QueryTerm[] {
