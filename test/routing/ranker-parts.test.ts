@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CatalogAcronyms } from "../../src/routing/catalog-acronyms.js";
 import { CatalogSynonyms } from "../../src/routing/catalog-synonyms.js";
 import { splitParts } from "../../src/routing/clauses.js";
 import { serverRecallAt } from "../../src/routing/metrics.js";
@@ -193,5 +194,55 @@ describe("object families", () => {
     ];
     const ranked = new Router(ticketing, { offerAllUpTo: 0 }).rankNow("open a ticket", { topK: 5 });
     expect(ranked.map((tool) => tool.id)).not.toContain("gh_create_issue");
+  });
+});
+
+describe("acronyms from the catalog's names", () => {
+  const tools: ToolDescriptor[] = [
+    {
+      id: "gh_list_pull_requests",
+      server: "gh",
+      name: "list_pull_requests",
+      description: "List open changes",
+    },
+    { id: "gh_merge_pull_request", server: "gh", name: "merge_pull_request", description: "Merge a change" },
+    { id: "gh_list_issues", server: "gh", name: "list_issues", description: "List the issues" },
+    { id: "gh_get_issue", server: "gh", name: "get_issue", description: "Get an issue" },
+  ];
+  const router = new Router(tools, { offerAllUpTo: 0 });
+  const top = (request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
+
+  it("read a word in capitals the catalog never uses as the words it spells: PR → pull request", () => {
+    expect(top("merge PR #318")).toBe("gh_merge_pull_request");
+    expect(top("列出还没合并的 PRs")).toMatch(/pull_request/);
+    const off = new Router(tools, {
+      offerAllUpTo: 0,
+      strategy: new LexicalStrategy({ catalogAcronyms: false }),
+    });
+    expect(off.rankNow("list PRs", { topK: 1 })[0]?.id).toBe("gh_list_issues");
+    expect(top("list PRs")).toBe("gh_list_pull_requests");
+  });
+
+  it("leave lower-case words and ids alone", () => {
+    // "pr" in lower case is a word, and "PRX9" is an id, not an acronym.
+    expect(router.rankNow("list pr", { topK: 1 })[0]?.id).toBe("gh_list_issues");
+    expect(router.rankNow("list PRX9", { topK: 1 })[0]?.id).toBe("gh_list_issues");
+  });
+
+  it("spell the run most names hold, and forget a removed tool", () => {
+    const acronyms = new CatalogAcronyms(tokenize);
+    acronyms.add("a", "get_pull_request");
+    acronyms.add("b", "list_pull_requests");
+    acronyms.add("c", "post_review");
+    const expanded = (term: string) =>
+      acronyms.expand([{ term, weight: 0.5 }], () => true).map((hit) => hit.term);
+    expect(expanded("pr")).toEqual(["pull", "request"]);
+    expect(acronyms.expand([{ term: "pr", weight: 0.5 }], () => true)[0]?.weight).toBe(0.5);
+    acronyms.remove("a");
+    acronyms.remove("b");
+    expect(expanded("pr")).toEqual(["post", "review"]);
+    acronyms.remove("c");
+    expect(expanded("pr")).toEqual([]);
+    expect(acronyms.expand([{ term: "pr", weight: 1 }], () => false)).toEqual([]);
   });
 });

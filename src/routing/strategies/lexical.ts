@@ -7,6 +7,7 @@ import {
   DEFAULT_SERVER_WEIGHT,
 } from "../../config/defaults.js";
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
+import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
 import { splitClauses, splitSentence } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
@@ -45,6 +46,14 @@ const MAX_OBJECT_DF = 2;
 /** How much deeper than asked the ranking goes before the required-parameter penalty reorders it. */
 const PENALTY_EXTRA_DEPTH = 20;
 
+/** A word of two or three capitals standing alone ("PR", "MRs"), not part of an id such as "DEF456". */
+const CAPITALIZED = /(?<![\p{L}\p{N}_-])(\p{Lu}{2,3})s?(?![\p{L}\p{N}_-])/gu;
+
+/** The lower-cased words of a text written in capitals, as acronyms ("PR #318" → `pr`). */
+function capitalized(text: string): string[] {
+  return [...new Set([...text.matchAll(CAPITALIZED)].map((match) => match[1]!.toLowerCase()))];
+}
+
 /** Options of a {@link LexicalStrategy}. */
 export interface LexicalOptions {
   tokenizer?: TokenizerOptions;
@@ -72,6 +81,11 @@ export interface LexicalOptions {
    * → "directory", 截图 → "screenshot"; see word-families.ts); default `true`.
    */
   objectFamilies?: boolean;
+  /**
+   * Read a request's two- or three-letter term that the catalog never uses ("PR") as the words of tool
+   * names it is the initials of (`pull_request`; see catalog-acronyms.ts); default `true`.
+   */
+  catalogAcronyms?: boolean;
   /**
    * Expand a request's words with the name terms the catalog's own tools link them to (see
    * catalog-synonyms.ts); `false` turns it off; default {@link DEFAULT_CATALOG_SYNONYMS}.
@@ -108,6 +122,7 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #serverEvidence: ServerEvidence;
   readonly #serverWeight: number;
   readonly #objectFamilies: boolean;
+  readonly #acronyms: CatalogAcronyms | undefined;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -127,6 +142,7 @@ export class LexicalStrategy implements RoutingStrategy {
     this.#serverEvidence = new ServerEvidence(this.#tokenize);
     this.#serverWeight = options.serverWeight ?? DEFAULT_SERVER_WEIGHT;
     this.#objectFamilies = options.objectFamilies !== false;
+    this.#acronyms = options.catalogAcronyms === false ? undefined : new CatalogAcronyms(this.#tokenize);
     const penalty = options.requiredParamPenalty ?? DEFAULT_REQUIRED_PARAM_PENALTY;
     this.#required = penalty > 0 ? new RequiredParams(this.#tokenize, penalty) : undefined;
     const synonyms = options.catalogSynonyms ?? DEFAULT_CATALOG_SYNONYMS;
@@ -144,6 +160,7 @@ export class LexicalStrategy implements RoutingStrategy {
     )) {
       this.#index.remove(id);
       this.#synonyms?.remove(id);
+      this.#acronyms?.remove(id);
       this.#required?.remove(id);
     }
     for (const tool of tools) {
@@ -153,6 +170,7 @@ export class LexicalStrategy implements RoutingStrategy {
       ) as Record<ToolField, string[]>;
       this.#index.add(tool.id, terms);
       this.#synonyms?.add(tool.id, terms.name, [...terms.description, ...terms.params]);
+      this.#acronyms?.add(tool.id, tool.name);
       this.#required?.add(tool);
     }
   }
@@ -165,13 +183,24 @@ export class LexicalStrategy implements RoutingStrategy {
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
+    // A word in capitals is a term of its part as written too ("PRs" → `pr`, where the tokenizer sees a
+    // word "Rs"), so that the acronyms can read it.
     const clauses: string[][] = [];
+    const capitals = new Set<string>();
     for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
       const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
-      for (const piece of pieces) clauses.push(this.#tokenize(piece));
+      for (const piece of pieces) {
+        const terms = this.#tokenize(piece);
+        if (this.#acronyms)
+          for (const acronym of capitalized(piece)) {
+            capitals.add(acronym);
+            terms.push(acronym);
+          }
+        clauses.push(terms);
+      }
     }
     const wholeTerms = this.#wholeTerms(clauses, query.context ?? []);
-    const expanded = this.#expand(wholeTerms);
+    const expanded = this.#expand(wholeTerms, capitals);
     const reorders =
       this.#required !== undefined || (this.#serverWeight > 0 && this.#serverEvidence.servers > 1);
     const depth = reorders ? limit + PENALTY_EXTRA_DEPTH : limit;
@@ -182,7 +211,12 @@ export class LexicalStrategy implements RoutingStrategy {
         ? whole
         : this.#mergeClauses(
             whole,
-            ranked.map((terms) => this.#expand([...new Set(terms)].map((term) => ({ term, weight: 1 })))),
+            ranked.map((terms) =>
+              this.#expand(
+                [...new Set(terms)].map((term) => ({ term, weight: 1 })),
+                capitals,
+              ),
+            ),
             depth,
           );
     const penalized = this.#required ? this.#penalize(merged, wholeTerms, query, depth) : merged;
@@ -208,10 +242,18 @@ export class LexicalStrategy implements RoutingStrategy {
   }
 
   /** The query terms with the name terms the catalog links them to (see catalog-synonyms.ts). */
-  #expand(terms: QueryTerm[]): QueryTerm[] {
+  #expand(terms: QueryTerm[], capitals: ReadonlySet<string>): QueryTerm[] {
     const synonyms = this.#synonyms ? this.#synonyms.expand(terms) : [];
     const objects = this.#objectFamilies ? this.#objectWords(terms) : [];
-    return synonyms.length + objects.length === 0 ? terms : [...terms, ...synonyms, ...objects];
+    const acronyms =
+      this.#acronyms && capitals.size > 0
+        ? this.#acronyms.expand(
+            terms,
+            (term) => capitals.has(term) && this.#index.documentFrequency(term) === 0,
+          )
+        : [];
+    const more = [...synonyms, ...objects, ...acronyms];
+    return more.length === 0 ? terms : [...terms, ...more];
   }
 
   /** The other words of the object families of the request's rare words (see {@link MAX_OBJECT_DF}), at their weight. */
