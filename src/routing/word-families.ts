@@ -61,9 +61,10 @@ const VERBS: Readonly<Record<string, string>> = {
  * The things tools act on, in English and Chinese: the nouns of files, code, messages, the web, maps and
  * time that every kind of MCP server names (from everyday usage, not from any data set). Words of
  * several meanings are left out (问题 is a question as often as an issue; 信息 any information; 记录 a
- * record and to record), as is 表 (a table, a watch, a form). A single Chinese character counts only where
- * it is not part of a longer word of a family (图 alone is a picture; in 知识图谱 it is part of a graph). A
- * word belongs to one family.
+ * record and to record; "code" a zip, error or country code as often as source code, so 提交代码 must not
+ * lead to `search_code`), as is 表 (a table, a watch, a form). A single Chinese character counts only
+ * where it is not part of a longer word of a family (图 alone is a picture; in 知识图谱 it is part of a
+ * graph). A word belongs to one family.
  */
 const OBJECTS: Readonly<Record<string, string>> = {
   file: "file 文件 档案",
@@ -72,7 +73,6 @@ const OBJECTS: Readonly<Record<string, string>> = {
   tag: "tag label 标签",
   branch: "branch 分支",
   repository: "repository repo 仓库 代码库 存储库",
-  code: "code 代码 源码",
   ticket: "issue ticket 工单 议题",
   message: "message 消息 留言",
   channel: "channel 频道",
