@@ -74,7 +74,7 @@ export interface LexicalOptions {
    * not more about it) or `count` (classic BM25 query term frequency).
    */
   queryTermCounts?: "once" | "count";
-  /** Add a verb family's term after each of its words ("retrieve" → `^get`; see verb-families.ts); default `true`. */
+  /** Add a verb family's term after each of its words ("retrieve" → `^get`; see word-families.ts); default `true`. */
   verbFamilies?: boolean;
   /**
    * Let a request's word that few tools hold also ask for the other words of its object family ("folder"
