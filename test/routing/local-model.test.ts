@@ -35,16 +35,20 @@ const EMBEDDING_WORDS = {
   flight: [0, 0.9, 0.1],
   note: [0, 0, 1],
 };
+/** A model that gets it wrong: "automobile" near "bicycle", so hybrid ranking alone puts the bike first. */
+const MISLEADING_WORDS = { bicycle: [1, 0, 0], automobile: [0.9, 0.1, 0], car: [0, 0, 1] };
 /** The reranker's: "automobile" with "car" adds up, with "bicycle" cancels out. */
 const RERANKER_WORDS = { automobile: [1, 0], car: [1, 0], bicycle: [-1, 0] };
 
 let dir: string;
 let embeddingModel: string;
+let misleadingModel: string;
 let reranker: string;
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), "switchyard-onnx-"));
   embeddingModel = writeTinyEmbeddingModel(path.join(dir, "models", "embed"), EMBEDDING_WORDS);
+  misleadingModel = writeTinyEmbeddingModel(path.join(dir, "models", "misleading"), MISLEADING_WORDS);
   reranker = writeTinyReranker(path.join(dir, "models", "rerank"), RERANKER_WORDS);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -103,11 +107,16 @@ describe("local ONNX reranker", () => {
     const reranked = createStrategy({ strategy: "two-stage", reranker: { path: reranker } });
     expect(reranked.name).toBe("two-stage(lexical)+rerank");
     expect((await ranked(reranked, query)).slice(0, 2)).toEqual(["rentals_rent_car", "rentals_rent_bike"]);
+    // Over a hybrid ranking that puts the bike first (lexical and a misleading model agree), the reranker
+    // still puts the car first.
+    const misled = createStrategy({ strategy: "hybrid", embeddings: { path: misleadingModel } });
+    expect((await ranked(misled, query)).slice(0, 2)).toEqual(["rentals_rent_bike", "rentals_rent_car"]);
     const hybrid = createStrategy({
       strategy: "hybrid",
-      embeddings: { path: embeddingModel },
+      embeddings: { path: misleadingModel },
       reranker: { path: reranker, depth: 2 },
     });
+    expect(hybrid.name).toBe("hybrid(lexical+embedding)+rerank");
     expect((await ranked(hybrid, query)).slice(0, 2)).toEqual(["rentals_rent_car", "rentals_rent_bike"]);
   });
 
@@ -170,16 +179,21 @@ describe("local model config", () => {
         mcpServers: {},
         routing: {
           strategy: "hybrid",
-          embeddings: { path: "./models/embed" },
+          embeddings: { path: "./models/misleading" },
           reranker: { path: "models/rerank/model.onnx", depth: 5 },
         },
       }),
     );
     const config = loadConfigFile(file);
-    expect(config.routing?.embeddings?.path).toBe(embeddingModel);
+    expect(config.routing?.embeddings?.path).toBe(misleadingModel);
     const strategy = routerOptionsFromConfig(config.routing).strategy!;
     expect(strategy.name).toBe("hybrid(lexical+embedding)+rerank");
-    expect((await ranked(strategy, "rent an automobile")).slice(0, 1)).toEqual(["rentals_rent_car"]);
+    // Both models ran from the config's relative paths: the misleading one alone puts the bike first
+    // (tested above), so the car first is the reranker's doing.
+    const errors: unknown[] = [];
+    const watched = routerOptionsFromConfig(config.routing, (error) => errors.push(error)).strategy!;
+    expect((await ranked(watched, "rent an automobile")).slice(0, 1)).toEqual(["rentals_rent_car"]);
+    expect(errors).toEqual([]);
   });
 
   it("names the key and the path of a missing model, at once", () => {
