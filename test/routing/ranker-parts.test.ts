@@ -9,6 +9,14 @@ import { tokenize } from "../../src/routing/tokenizer.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
 import { objectWords, opensWithVerb, verbFamily, withVerbFamilies } from "../../src/routing/word-families.js";
 
+/** A tool of a server, its id the two joined as the catalog joins them. */
+const toolOf = (server: string, name: string, description: string): ToolDescriptor => ({
+  id: `${server}_${name}`,
+  server,
+  name,
+  description,
+});
+
 describe("request parts", () => {
   it("cut a sentence where a conjunction starts another request, in English and Chinese", () => {
     expect(splitParts("what time is it and save a note that I called the dentist")).toEqual([
@@ -142,21 +150,11 @@ describe("server-level recall", () => {
 
 describe("object families", () => {
   const tools: ToolDescriptor[] = [
-    {
-      id: "fs_list_directory",
-      server: "fs",
-      name: "list_directory",
-      description: "List a directory's entries",
-    },
-    { id: "fs_write_file", server: "fs", name: "write_file", description: "Write text to a file" },
-    { id: "web_screenshot", server: "web", name: "screenshot", description: "Capture the current page" },
-    { id: "graph_read", server: "memory", name: "read_graph", description: "Read the knowledge graph" },
-    {
-      id: "art_generate",
-      server: "art",
-      name: "generate_image",
-      description: "Generate an image from a prompt",
-    },
+    toolOf("fs", "list_directory", "List a directory's entries"),
+    toolOf("fs", "write_file", "Write text to a file"),
+    toolOf("web", "screenshot", "Capture the current page"),
+    toolOf("memory", "read_graph", "Read the knowledge graph"),
+    toolOf("art", "generate_image", "Generate an image from a prompt"),
   ];
   const top = (router: Router, request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
 
@@ -175,22 +173,19 @@ describe("object families", () => {
 
   it("count a single character only outside a longer object word: 图 is a picture, 知识图谱 a graph", () => {
     const router = new Router(tools, { offerAllUpTo: 0 });
-    expect(top(router, "生成一张图")).toBe("art_generate");
+    expect(top(router, "生成一张图")).toBe("art_generate_image");
     expect(objectWords("图", new Set(["图", "~一张", "~张图"]))).toContain("imag");
     expect(objectWords("图", new Set(["知识", "图", "谱", "~知识", "~识图", "~图谱"]))).toEqual([]);
-    expect(top(router, "读取知识图谱")).toBe("graph_read");
+    expect(top(router, "读取知识图谱")).toBe("memory_read_graph");
   });
 
   it("leave a word the catalog itself uses alone: its own tools are evidence enough", () => {
     // "ticket" names three tools: it does not also ask for "issue".
     const ticketing: ToolDescriptor[] = [
-      ...["open", "close", "assign"].map((verb) => ({
-        id: `desk_${verb}_ticket`,
-        server: "desk",
-        name: `${verb}_ticket`,
-        description: `${verb} a support ticket`,
-      })),
-      { id: "gh_create_issue", server: "gh", name: "create_issue", description: "Create an issue" },
+      ...["open", "close", "assign"].map((verb) =>
+        toolOf("desk", `${verb}_ticket`, `${verb} a support ticket`),
+      ),
+      toolOf("gh", "create_issue", "Create an issue"),
     ];
     const ranked = new Router(ticketing, { offerAllUpTo: 0 }).rankNow("open a ticket", { topK: 5 });
     expect(ranked.map((tool) => tool.id)).not.toContain("gh_create_issue");
@@ -199,15 +194,10 @@ describe("object families", () => {
 
 describe("acronyms from the catalog's names", () => {
   const tools: ToolDescriptor[] = [
-    {
-      id: "gh_list_pull_requests",
-      server: "gh",
-      name: "list_pull_requests",
-      description: "List open changes",
-    },
-    { id: "gh_merge_pull_request", server: "gh", name: "merge_pull_request", description: "Merge a change" },
-    { id: "gh_list_issues", server: "gh", name: "list_issues", description: "List the issues" },
-    { id: "gh_get_issue", server: "gh", name: "get_issue", description: "Get an issue" },
+    toolOf("gh", "list_pull_requests", "List open changes"),
+    toolOf("gh", "merge_pull_request", "Merge a change"),
+    toolOf("gh", "list_issues", "List the issues"),
+    toolOf("gh", "get_issue", "Get an issue"),
   ];
   const router = new Router(tools, { offerAllUpTo: 0 });
   const top = (request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
