@@ -14,9 +14,9 @@ import { SwitchyardError } from "../errors.js";
 export { DEFAULT_LOCAL_MODEL_MAX_TOKENS } from "../config/defaults.js";
 
 /** The runtimes that run a local model, the first installed one used: native, then WebAssembly. */
-export const ONNX_RUNTIMES = ["onnxruntime-node", "onnxruntime-web"] as const;
+const ONNX_RUNTIMES = ["onnxruntime-node", "onnxruntime-web"] as const;
 /** What to install for a local model, at the versions tested (optional peer dependencies). */
-export const LOCAL_MODEL_INSTALL = "npm install onnxruntime-web@1.31.1 @huggingface/tokenizers@0.2.0";
+const LOCAL_MODEL_INSTALL = "npm install onnxruntime-web@1.31.1 @huggingface/tokenizers@0.2.0";
 
 /** Where a local model's files are. */
 export interface LocalModelFiles {
