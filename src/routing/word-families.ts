@@ -199,6 +199,11 @@ function indexForm(word: string): string {
   return word.length === 2 ? `${BIGRAM_PREFIX}${word}` : word;
 }
 
+/** The terms a tool's text holds a request's term as: itself, and its bigram for a two-character Chinese word. */
+export function heldAs(term: string): readonly string[] {
+  return term.length === 2 && HAN.test(term) ? [term, `${BIGRAM_PREFIX}${term}`] : [term];
+}
+
 /** A request's term (stemmed word, Chinese word or bigram) → its object family's words, as tools hold them. */
 const OBJECT_WORDS: ReadonlyMap<string, readonly string[]> = (() => {
   const map = new Map<string, readonly string[]>();

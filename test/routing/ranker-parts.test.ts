@@ -7,7 +7,13 @@ import { Router } from "../../src/routing/router.js";
 import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { tokenize } from "../../src/routing/tokenizer.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
-import { objectWords, opensWithVerb, verbFamily, withVerbFamilies } from "../../src/routing/word-families.js";
+import {
+  heldAs,
+  objectWords,
+  opensWithVerb,
+  verbFamily,
+  withVerbFamilies,
+} from "../../src/routing/word-families.js";
 
 /** A tool of a server, its id the two joined as the catalog joins them. */
 const toolOf = (server: string, name: string, description: string): ToolDescriptor => ({
@@ -189,6 +195,16 @@ describe("object families", () => {
     ];
     const ranked = new Router(ticketing, { offerAllUpTo: 0 }).rankNow("open a ticket", { topK: 5 });
     expect(ranked.map((tool) => tool.id)).not.toContain("gh_create_issue");
+    // A Chinese catalog that says 目录 (however the segmenter cuts it) is not sent to "folder".
+    expect(heldAs("目录")).toEqual(["目录", "~目录"]);
+    const chinese = [
+      toolOf("fs", "browse", "浏览文件目录"),
+      toolOf("fs", "mkdir", "新建一个空目录"),
+      toolOf("fs", "rmdir", "删掉整个目录"),
+      toolOf("tree", "folder_tree", "Show a folder tree"),
+    ];
+    const found = new Router(chinese, { offerAllUpTo: 0 }).rankNow("目录", { topK: 5 });
+    expect(found.map((tool) => tool.id).sort()).toEqual(["fs_browse", "fs_mkdir", "fs_rmdir"]);
   });
 });
 

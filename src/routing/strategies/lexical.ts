@@ -18,7 +18,7 @@ import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokenizer.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
-import { objectWords, withVerbFamilies } from "../word-families.js";
+import { heldAs, objectWords, withVerbFamilies } from "../word-families.js";
 
 export {
   DEFAULT_CATALOG_SYNONYMS,
@@ -262,7 +262,10 @@ export class LexicalStrategy implements RoutingStrategy {
     const added = new Map<string, number>();
     for (const { term, weight } of terms) {
       const words = objectWords(term, present);
-      if (words.length === 0 || this.#index.documentFrequency(term) > MAX_OBJECT_DF) continue;
+      if (words.length === 0) continue;
+      // A Chinese word counts as used where its characters stand side by side, however the segmenter cut it.
+      const used = Math.max(...heldAs(term).map((form) => this.#index.documentFrequency(form)));
+      if (used > MAX_OBJECT_DF) continue;
       for (const word of words)
         if (!present.has(word) && weight > (added.get(word) ?? 0)) added.set(word, weight);
     }
