@@ -283,7 +283,7 @@ export class LexicalStrategy implements RoutingStrategy {
   /**
    * Best score per tool: the whole request's, or a part's scaled so that the part's best tool scores
    * `clauseWeight` times the whole request's best (scores stay on the whole request's scale); then each
-   * part's best tool is raised to right after the whole request's best.
+   * part's best tool is raised to right after the whole request's best, the clearest parts first.
    */
   #mergeClauses(whole: RankedTool[], clauses: QueryTerm[][], limit: number): RankedTool[] {
     const scale = whole[0]!.score;
@@ -300,15 +300,21 @@ export class LexicalStrategy implements RoutingStrategy {
     const searched = clauses.map((terms) => this.#index.search(terms, Math.min(limit, MAX_CLAUSE_HITS)));
     for (const hits of searched) take(hits, this.#clauseWeight);
     // Each part's share of the offer: its best tool comes right after the whole request's best, ahead
-    // of the whole request's runners-up, in the order of the parts — for a part that matches well enough
-    // (its best scores at least MIN_PART_SCORE of the whole's best), not for "I need help with this".
+    // of the whole request's runners-up — for a part that matches well enough (its best scores at least
+    // MIN_PART_SCORE of the whole's best), not for "I need help with this". Parts that point at one
+    // tool most clearly (their best's lead over their runner-up) go first: a request of more parts than
+    // the offer has places keeps its clearest ones rather than its first ones.
     const first = whole[0]!.id;
     const below = Math.max(whole[1]?.score ?? 0, this.#clauseWeight * scale);
     const steps = searched.length + 1;
-    searched.forEach((hits, i) => {
+    const lead = (hits: RankedTool[]) => (hits[0]?.score ?? 0) - (hits[1]?.score ?? 0);
+    const clearest = searched
+      .map((hits, part) => ({ hits, part }))
+      .sort((a, b) => lead(b.hits) - lead(a.hits) || a.part - b.part);
+    clearest.forEach(({ hits }, place) => {
       const best = hits[0];
       if (!best || best.id === first || best.score < MIN_PART_SCORE * scale) return;
-      const score = below + ((scale - below) * (steps - 1 - i)) / steps;
+      const score = below + ((scale - below) * (steps - 1 - place)) / steps;
       if (score > (bestScores.get(best.id) ?? 0)) bestScores.set(best.id, score);
     });
     return [...bestScores]
