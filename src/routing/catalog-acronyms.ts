@@ -1,7 +1,7 @@
-// Acronyms from the catalog itself: a request says "PR" or "MR" where the tools' names say
-// `pull_request` or `merge_request`. Each run of two or three words in a tool's name gives its initials;
-// a request's term that the catalog never uses as a word, but that is the initials of such a run, asks
-// for the run's words. No outside list: what the catalog's own names spell.
+// Acronyms from the catalog itself: a request says "PR" where the tools' names say `pull_request`. Each
+// run of two or three words in a tool's name gives its initials; an acronym of the request that the
+// catalog never uses as a word, and that spells the initials of a run at least two names hold, asks for
+// the run's words. No outside list: what the catalog's own names spell, often enough to be a name.
 
 import type { QueryTerm } from "./bm25-index.js";
 import { splitIdentifier } from "./identifiers.js";
@@ -9,8 +9,10 @@ import type { Tokenize } from "./tokenizer.js";
 
 /** Lengths of the word runs whose initials count (2: "PR", 3: "MCP"). */
 const RUN_LENGTHS = [2, 3] as const;
-/** A request's term that may be an acronym: two or three letters. */
+/** An acronym: two or three letters. */
 const ACRONYM = /^[a-z]{2,3}$/;
+/** Fewest tools' names that must hold a run for its initials to be read as it: one name is not a usage. */
+const MIN_NAMES = 2;
 /** A word of a name that may be part of a run: letters, more than one. */
 const RUN_WORD = /^\p{L}{2,}$/u;
 
@@ -19,6 +21,7 @@ const RUN_WORD = /^\p{L}{2,}$/u;
  * as tools come and go.
  */
 export class CatalogAcronyms {
+  /** Plain words to terms (no families: "PR" asks for "pull", not for every pulling tool). */
   readonly #tokenize: Tokenize;
   /** Tool id → its runs (distinct), as `[initials, terms]` (the run's terms joined by spaces). */
   readonly #runs = new Map<string, ReadonlyArray<readonly [string, string]>>();
@@ -68,23 +71,23 @@ export class CatalogAcronyms {
   }
 
   /**
-   * For each of the request's terms that `unused` says the catalog does not hold and that spells the
-   * initials of runs of names, the terms of the run most names hold (all of them on a tie), at the
-   * term's weight.
+   * The terms of the run most names spell with each acronym (all of them on a tie), at the acronym's
+   * weight; `acronyms` are lower-case (`pr`), and none for an acronym no run of {@link MIN_NAMES} names
+   * spells.
    */
-  expand(terms: readonly QueryTerm[], unused: (term: string) => boolean): QueryTerm[] {
+  expand(acronyms: readonly QueryTerm[]): QueryTerm[] {
     const added = new Map<string, number>();
-    for (const { term, weight } of terms) {
-      if (!ACRONYM.test(term) || !unused(term)) continue;
+    for (const { term, weight } of acronyms) {
+      if (!ACRONYM.test(term)) continue;
       for (const run of this.#runsSpelling(term))
         for (const word of run.split(" ")) if (weight > (added.get(word) ?? 0)) added.set(word, weight);
     }
     return [...added].map(([term, weight]) => ({ term, weight }));
   }
 
-  /** The word runs whose initials are `initials` that most names hold. */
+  /** The word runs spelling `initials` that most names hold, if at least {@link MIN_NAMES} do. */
   #runsSpelling(initials: string): string[] {
-    let best = 0;
+    let best = MIN_NAMES;
     let runs: string[] = [];
     for (const [run, count] of this.#counts.get(initials) ?? []) {
       if (count < best) continue;

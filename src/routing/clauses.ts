@@ -1,4 +1,4 @@
-import { opensWithVerb } from "./word-families.js";
+import { opensWithVerb } from "./verb-families.js";
 
 /** Sentence ends in English and Chinese, semicolons and line breaks; a period only before a space. */
 const CLAUSE_END = /[。！？!?；;\n]+|\.(?=\s|$)/u;

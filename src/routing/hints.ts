@@ -30,7 +30,7 @@ interface CompiledHint {
 /** Letters and digits of scripts written without spaces between words (CJK). */
 const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-/** How much deeper than asked a request that matches a hint is ranked (see {@link RoutingHints.depth}). */
+/** How much deeper than asked a request that matches a hint is ranked (see {@link MatchedHints.depth}). */
 const HINT_EXTRA_DEPTH = 20;
 
 /**
@@ -45,24 +45,37 @@ export class RoutingHints {
     this.#hints = hints.map((hint, i) => compile(hint, `routing.hints[${i}]`));
   }
 
-  /**
-   * How deep to rank `text` so that the tools of the hints it matches come in the strategy's order
-   * whatever the `limit`: {@link HINT_EXTRA_DEPTH} deeper when a hint matches, else `limit`.
-   */
-  depth(text: string, limit: number): number {
-    return this.#hints.some((hint) => hint.test(text)) ? limit + HINT_EXTRA_DEPTH : limit;
+  /** The hints `text` matches, in the order of the list; `undefined` when it matches none. */
+  matching(text: string): MatchedHints | undefined {
+    const matching = this.#hints.filter((hint) => hint.test(text));
+    return matching.length === 0 ? undefined : new MatchedHints(matching);
+  }
+}
+
+/** The hints a request matches: how deep to rank it, and the ranking with their tools first. */
+export class MatchedHints {
+  readonly #hints: readonly CompiledHint[];
+
+  constructor(hints: readonly CompiledHint[]) {
+    this.#hints = hints;
   }
 
   /**
-   * The ranking with the tools of the hints `text` matches first (in hint order, then glob order; within
-   * a glob, as ranked, then in catalog order), each marked with its hint's `when`; cut to `limit`.
+   * How deep to rank the request: {@link HINT_EXTRA_DEPTH} deeper than `limit`, so that the hinted tools
+   * the strategy ranks within that depth come in its order whatever the `limit` (past it, in catalog order).
    */
-  apply(text: string, ranked: readonly RoutedTool[], limit: number, tools: () => Iterable<ToolDescriptor>) {
-    const matching = this.#hints.filter((hint) => hint.test(text));
-    if (matching.length === 0) return ranked as RoutedTool[];
+  depth(limit: number): number {
+    return limit + HINT_EXTRA_DEPTH;
+  }
+
+  /**
+   * The ranking with the hinted tools first (in hint order, then glob order; within a glob, as ranked,
+   * then in catalog order), each marked with its hint's `when`; cut to `limit`.
+   */
+  apply(ranked: readonly RoutedTool[], limit: number, tools: () => Iterable<ToolDescriptor>): RoutedTool[] {
     const first = new Map<string, RoutedTool>();
     let catalog: ToolDescriptor[] | undefined;
-    for (const hint of matching) {
+    for (const hint of this.#hints) {
       for (const glob of hint.globs) {
         for (const hit of ranked)
           if (!first.has(hit.id) && glob(hit.id)) first.set(hit.id, { ...hit, hint: hint.when });

@@ -5,7 +5,7 @@ import {
   DEFAULT_TOP_K,
 } from "../config/defaults.js";
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
-import { type RoutingHint, RoutingHints } from "./hints.js";
+import { type MatchedHints, type RoutingHint, RoutingHints } from "./hints.js";
 import { type RoutingQuery, toRoutingQuery, withNeeds } from "./query.js";
 import { LexicalStrategy } from "./strategies/lexical.js";
 import type { RankedTool, RoutingStrategy } from "./strategy.js";
@@ -179,11 +179,12 @@ export class Router {
     // Hints read the request as written; the strategy ranks it with its tool needs, if any.
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
+    const hints = this.#hints?.matching(routing.text);
     const ranked = await this.#strategy.rank(withNeeds(routing), {
-      limit: this.#hints?.depth(routing.text, limit) ?? limit,
+      limit: hints?.depth(limit) ?? limit,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return this.#hinted(routing.text, this.#routed(ranked), limit);
+    return this.#hinted(hints, this.#routed(ranked), limit);
   }
 
   /**
@@ -196,8 +197,9 @@ export class Router {
       throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
-    const depth = this.#hints?.depth(routing.text, limit) ?? limit;
-    return this.#hinted(routing.text, this.#routed(strategy.rankNow(withNeeds(routing), depth)), limit);
+    const hints = this.#hints?.matching(routing.text);
+    const ranked = strategy.rankNow(withNeeds(routing), hints?.depth(limit) ?? limit);
+    return this.#hinted(hints, this.#routed(ranked), limit);
   }
 
   /**
@@ -379,8 +381,8 @@ export class Router {
   }
 
   /** The ranking with the tools of the hints the request matches first (as it was, without hints). */
-  #hinted(text: string, routed: RoutedTool[], limit: number): RoutedTool[] {
-    return this.#hints ? this.#hints.apply(text, routed, limit, () => this.#tools.values()) : routed;
+  #hinted(hints: MatchedHints | undefined, routed: RoutedTool[], limit: number): RoutedTool[] {
+    return hints ? hints.apply(routed, limit, () => this.#tools.values()) : routed;
   }
 
   #routed(ranked: readonly RankedTool[]): RoutedTool[] {

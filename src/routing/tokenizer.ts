@@ -29,7 +29,7 @@ const DIGIT = /\p{N}/u;
 /** Distinct words whose terms a tokenizer remembers; past this the memo starts afresh. */
 const MAX_MEMO_WORDS = 50_000;
 /** Prefix that keeps bigrams apart from segmenter words of the same two characters. */
-const BIGRAM_PREFIX = "~";
+export const BIGRAM_PREFIX = "~";
 
 /**
  * Make a tokenizer for English, Chinese and mixed text.

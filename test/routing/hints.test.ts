@@ -58,6 +58,11 @@ describe("routing hints", () => {
         plain.selectNow({ latestUserMessage: request }),
       );
     }
+    // The strategy ranks returns_status first here, unlike the catalog: at topK 1 that order must hold.
+    expect(await returnsFor("how do I return my shoes")).toEqual([
+      "shop_returns_status",
+      "shop_returns_open",
+    ]);
     expect(ids(await hinted.rank("how do I return my shoes", { topK: 1 }))).toEqual(
       (await returnsFor("how do I return my shoes")).slice(0, 1),
     );

@@ -11,6 +11,7 @@ import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
 import { splitClauses, splitSentence } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
+import { allWords, QueryExpansion, type RequestWords } from "../query-expansion.js";
 import { RequiredParams } from "../required-params.js";
 import { ServerEvidence } from "../server-evidence.js";
 import { ServerGroups } from "../server-groups.js";
@@ -18,7 +19,7 @@ import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokenizer.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
-import { heldAs, objectWords, withVerbFamilies } from "../word-families.js";
+import { withVerbFamilies } from "../verb-families.js";
 
 export {
   DEFAULT_CATALOG_SYNONYMS,
@@ -37,22 +38,8 @@ const MIN_CLAUSE_TERMS = 1;
 const MAX_CLAUSE_HITS = 20;
 /** Least score of a part's best tool, relative to the whole request's best, for it to be put up front. */
 const MIN_PART_SCORE = 0.3;
-/**
- * Most tools that may hold a request's word for it to ask for its object family's other words too: a
- * word the catalog uses ("ticket" among ticketing tools) is evidence enough, and its family would only
- * blur it; one it barely uses ("folder" beside `list_directory`, 目录 beside English tools) needs them.
- */
-const MAX_OBJECT_DF = 2;
 /** How much deeper than asked the ranking goes before the required-parameter penalty reorders it. */
 const PENALTY_EXTRA_DEPTH = 20;
-
-/** A word of two or three capitals standing alone ("PR", "MRs"), not part of an id such as "DEF456". */
-const CAPITALIZED = /(?<![\p{L}\p{N}_-])(\p{Lu}{2,3})s?(?![\p{L}\p{N}_-])/gu;
-
-/** The lower-cased words of a text written in capitals, as acronyms ("PR #318" → `pr`). */
-function capitalized(text: string): string[] {
-  return [...new Set([...text.matchAll(CAPITALIZED)].map((match) => match[1]!.toLowerCase()))];
-}
 
 /** Options of a {@link LexicalStrategy}. */
 export interface LexicalOptions {
@@ -74,11 +61,11 @@ export interface LexicalOptions {
    * not more about it) or `count` (classic BM25 query term frequency).
    */
   queryTermCounts?: "once" | "count";
-  /** Add a verb family's term after each of its words ("retrieve" → `^get`; see word-families.ts); default `true`. */
+  /** Add a verb family's term after each of its words ("retrieve" → `^get`; see verb-families.ts); default `true`. */
   verbFamilies?: boolean;
   /**
    * Let a request's word that few tools hold also ask for the other words of its object family ("folder"
-   * → "directory", 截图 → "screenshot"; see word-families.ts); default `true`.
+   * → "directory", 截图 → "screenshot"; see object-families.ts); default `true`.
    */
   objectFamilies?: boolean;
   /**
@@ -121,8 +108,8 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #required: RequiredParams | undefined;
   readonly #serverEvidence: ServerEvidence;
   readonly #serverWeight: number;
-  readonly #objectFamilies: boolean;
   readonly #acronyms: CatalogAcronyms | undefined;
+  readonly #expansion: QueryExpansion;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -141,8 +128,7 @@ export class LexicalStrategy implements RoutingStrategy {
     this.#countRepeats = options.queryTermCounts === "count";
     this.#serverEvidence = new ServerEvidence(this.#tokenize);
     this.#serverWeight = options.serverWeight ?? DEFAULT_SERVER_WEIGHT;
-    this.#objectFamilies = options.objectFamilies !== false;
-    this.#acronyms = options.catalogAcronyms === false ? undefined : new CatalogAcronyms(this.#tokenize);
+    this.#acronyms = options.catalogAcronyms === false ? undefined : new CatalogAcronyms(tokenize);
     const penalty = options.requiredParamPenalty ?? DEFAULT_REQUIRED_PARAM_PENALTY;
     this.#required = penalty > 0 ? new RequiredParams(this.#tokenize, penalty) : undefined;
     const synonyms = options.catalogSynonyms ?? DEFAULT_CATALOG_SYNONYMS;
@@ -150,6 +136,12 @@ export class LexicalStrategy implements RoutingStrategy {
       synonyms === false
         ? undefined
         : new CatalogSynonyms(synonyms === true ? DEFAULT_CATALOG_SYNONYMS : synonyms);
+    this.#expansion = new QueryExpansion({
+      documentFrequency: (term) => this.#index.documentFrequency(term),
+      synonyms: this.#synonyms,
+      acronyms: this.#acronyms,
+      objects: options.objectFamilies !== false,
+    });
   }
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
@@ -183,38 +175,33 @@ export class LexicalStrategy implements RoutingStrategy {
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
-    // A word in capitals is a term of its part as written too ("PRs" → `pr`, where the tokenizer sees a
-    // word "Rs"), so that the acronyms can read it.
-    const clauses: string[][] = [];
-    const capitals = new Set<string>();
+    const clauses: Array<{ terms: string[]; words: RequestWords }> = [];
     for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
       const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
       for (const piece of pieces) {
         const terms = this.#tokenize(piece);
-        if (this.#acronyms)
-          for (const acronym of capitalized(piece)) {
-            capitals.add(acronym);
-            terms.push(acronym);
-          }
-        clauses.push(terms);
+        clauses.push({ terms, words: this.#expansion.wordsOf(piece, terms) });
       }
     }
-    const wholeTerms = this.#wholeTerms(clauses, query.context ?? []);
-    const expanded = this.#expand(wholeTerms, capitals);
+    const wholeTerms = this.#wholeTerms(
+      clauses.map((clause) => clause.terms),
+      query.context ?? [],
+    );
+    const expanded = this.#expansion.expand(wholeTerms, allWords(clauses.map((clause) => clause.words)));
     const reorders =
       this.#required !== undefined || (this.#serverWeight > 0 && this.#serverEvidence.servers > 1);
     const depth = reorders ? limit + PENALTY_EXTRA_DEPTH : limit;
     const whole = this.#index.search(expanded, depth);
-    const ranked = clauses.filter((terms) => new Set(terms).size >= MIN_CLAUSE_TERMS);
+    const ranked = clauses.filter((clause) => new Set(clause.terms).size >= MIN_CLAUSE_TERMS);
     const merged =
       ranked.length < 2 || whole.length === 0
         ? whole
         : this.#mergeClauses(
             whole,
-            ranked.map((terms) =>
-              this.#expand(
+            ranked.map(({ terms, words }) =>
+              this.#expansion.expand(
                 [...new Set(terms)].map((term) => ({ term, weight: 1 })),
-                capitals,
+                words,
               ),
             ),
             depth,
@@ -239,37 +226,6 @@ export class LexicalStrategy implements RoutingStrategy {
       .map((hit) => ({ id: hit.id, score: hit.score * required.factor(hit.id, present, digit) }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);
-  }
-
-  /** The query terms with the name terms the catalog links them to (see catalog-synonyms.ts). */
-  #expand(terms: QueryTerm[], capitals: ReadonlySet<string>): QueryTerm[] {
-    const synonyms = this.#synonyms ? this.#synonyms.expand(terms) : [];
-    const objects = this.#objectFamilies ? this.#objectWords(terms) : [];
-    const acronyms =
-      this.#acronyms && capitals.size > 0
-        ? this.#acronyms.expand(
-            terms,
-            (term) => capitals.has(term) && this.#index.documentFrequency(term) === 0,
-          )
-        : [];
-    const more = [...synonyms, ...objects, ...acronyms];
-    return more.length === 0 ? terms : [...terms, ...more];
-  }
-
-  /** The other words of the object families of the request's rare words (see {@link MAX_OBJECT_DF}), at their weight. */
-  #objectWords(terms: readonly QueryTerm[]): QueryTerm[] {
-    const present = new Set(terms.map((term) => term.term));
-    const added = new Map<string, number>();
-    for (const { term, weight } of terms) {
-      const words = objectWords(term, present);
-      if (words.length === 0) continue;
-      // A Chinese word counts as used where its characters stand side by side, however the segmenter cut it.
-      const used = Math.max(...heldAs(term).map((form) => this.#index.documentFrequency(form)));
-      if (used > MAX_OBJECT_DF) continue;
-      for (const word of words)
-        if (!present.has(word) && weight > (added.get(word) ?? 0)) added.set(word, weight);
-    }
-    return [...added].map(([term, weight]) => ({ term, weight }));
   }
 
   #wholeTerms(clauses: readonly string[][], context: readonly QueryPart[]): QueryTerm[] {

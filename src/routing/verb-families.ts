@@ -1,0 +1,132 @@
+// Action verbs in families: "retrieve", "fetch" and 获取 ask for the same operation as a tool named `get_…`.
+// Each word of a family also yields the family's term, in tools and requests alike, so a request meets a
+// tool whose text says the same action in other words or in the other language.
+import { stem } from "./stem.js";
+import { BIGRAM_PREFIX, type Tokenize } from "./tokenizer.js";
+
+/**
+ * General verb families of English and Chinese (from everyday usage, not from any data set). Words that
+ * are as often nouns ("order", "book", "post", "record", "log") or something else ("add" two numbers) are
+ * left out: they would tie a noun to an action; so are single Chinese characters (查 is "check", "look
+ * up", "search" and "view" by turns: 查一下 … 订单 went to the one tool that says "search"), and so is 比较,
+ * as often "rather" (我比较喜欢红酒, 我比较急) as "compare". A word belongs to one family.
+ */
+export const VERB_FAMILIES: Readonly<Record<string, string>> = {
+  get: "get fetch retrieve obtain read load view show display 获取 读取 查看 获得 得到 调取 显示 读 看看",
+  search: "search find locate seek lookup discover explore 搜索 查找 寻找 搜寻 检索 查询 发现 探索 找 搜",
+  list: "list enumerate browse 列出 列举 浏览 罗列",
+  create:
+    "create make generate build insert draw paint 创建 新建 生成 添加 建立 制作 新增 增加 构建 绘制 画出",
+  update: "update modify edit change alter patch adjust revise 更新 修改 编辑 更改 调整 变更 修订 改",
+  delete: "delete remove erase destroy purge 删除 移除 清除 删掉 去掉 删",
+  cancel: "cancel abort revoke withdraw 取消 撤销 撤回",
+  send: "send notify dispatch deliver 发送 通知 寄送 传送 发给 发到 发",
+  publish: "publish announce 发布 公布",
+  save: "save store persist write 保存 存储 写入 储存 存 写",
+  commit: "commit submit 提交",
+  move: "move rename relocate 移动 重命名 迁移",
+  copy: "copy duplicate clone 复制 拷贝 克隆",
+  push: "push 推送 推到 推",
+  pull: "pull 拉取 拉",
+  open: "open navigate visit 打开 访问 前往",
+  switch: "switch checkout 切换 切",
+  analyze: "analyze analyse assess evaluate examine inspect review 分析 评估 评价 审查 审核",
+  compute: "calculate compute estimate measure 计算 估算 测量 测算",
+  convert: "convert transform 转换 换算 转化",
+  translate: "translate 翻译",
+  predict: "predict forecast 预测 预报",
+  recommend: "recommend suggest advise propose 推荐 建议",
+  reserve: "reserve schedule arrange 预约 预订 预定 安排",
+  track: "track monitor trace 跟踪 追踪 监控 监测",
+  compare: "compare contrast 对比",
+  verify: "verify validate check confirm 验证 校验 检查 确认 核实 检测",
+  download: "download 下载",
+  upload: "upload 上传",
+  run: "run execute launch invoke 运行 执行 启动",
+  stop: "stop halt terminate 停止 终止",
+  summarize: "summarize summarise 总结 概括 汇总",
+  pay: "pay 支付 付款",
+  buy: "buy purchase 购买 订购 下单",
+  merge: "merge combine 合并",
+  optimize: "optimize improve enhance 优化 改善 改进",
+  share: "share 分享 共享",
+  design: "design 设计",
+  manage: "manage 管理",
+  // "memory" is a noun, kept for the one thing it names: what a request to remember or recall goes to.
+  remember: "remember memorize memorise recall memory 记住 记得 记忆 回忆",
+};
+
+/** Prefix that keeps a family's term apart from any word. */
+const FAMILY_PREFIX = "^";
+const HAN = /\p{Script=Han}/u;
+
+/** Word (raw and stemmed, lower-case) → its verb family's term. */
+const VERB_OF: ReadonlyMap<string, string> = (() => {
+  const map = new Map<string, string>();
+  for (const [family, words] of Object.entries(VERB_FAMILIES)) {
+    for (const word of words.split(/\s+/)) {
+      map.set(word, `${FAMILY_PREFIX}${family}`);
+      map.set(stem(word), `${FAMILY_PREFIX}${family}`);
+    }
+  }
+  return map;
+})();
+
+/** The verb family term of a term (`retriev` → `^get`, `提交` → `^commit`), or undefined. */
+export function verbFamily(term: string): string | undefined {
+  return VERB_OF.get(term);
+}
+
+/**
+ * A tokenizer that adds, after each term of a verb family, the family's term. A two-character verb the
+ * segmenter cut into two single characters (写入 as 写 + 入) is found by its bigram, and counts once: not
+ * again when one of its characters is a verb of the same family (写). A bigram across two words the
+ * segmenter kept (出发|到达 holds 发到, 重新|建立 holds 新建) is not a verb.
+ */
+export function withVerbFamilies(tokenize: Tokenize): Tokenize {
+  return (text) => {
+    const out: string[] = [];
+    /** Single Chinese characters the segmenter left standing alone, not yet taken by a bigram. */
+    const alone = new Map<string, number>();
+    for (const term of tokenize(text)) {
+      out.push(term);
+      if (term.startsWith(BIGRAM_PREFIX)) {
+        const [first, second] = [...term.slice(BIGRAM_PREFIX.length)] as [string, string];
+        const family = VERB_OF.get(first + second);
+        if (family === undefined || !alone.get(first) || !alone.get(second)) continue;
+        alone.set(first, alone.get(first)! - 1);
+        alone.set(second, alone.get(second)! - 1);
+        if (VERB_OF.get(first) !== family && VERB_OF.get(second) !== family) out.push(family);
+        continue;
+      }
+      if (term.length === 1 && HAN.test(term)) alone.set(term, (alone.get(term) ?? 0) + 1);
+      const family = VERB_OF.get(term);
+      if (family !== undefined) out.push(family);
+    }
+    return out;
+  };
+}
+
+/** Chinese words of the verb families, longest first, to find one opening a piece of text. */
+const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
+  .filter((word) => HAN.test(word))
+  .sort((a, b) => b.length - a.length);
+/**
+ * Openings of a question or an ask that start a request of their own after "and" or a comma, as an action
+ * verb does: "what time is it, what files are in ~/notes, and tell me what you remember about Alice".
+ */
+const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
+const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
+
+/**
+ * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a
+ * "please" or 帮我, with 把 (把结果写入文件: the object before its verb), or with a question word or
+ * "tell me" — the mark of a new request after "and" or 以及.
+ */
+export function opensWithVerb(text: string): boolean {
+  const rest = text.replace(/^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu, "");
+  if (REQUEST_OPENER.test(rest) || rest.startsWith("把")) return true;
+  const latin = FIRST_LATIN_WORD.exec(rest)?.[0].toLowerCase();
+  if (latin) return VERB_OF.has(latin) || VERB_OF.has(stem(latin));
+  return HAN_VERBS.some((word) => rest.startsWith(word));
+}
