@@ -43,7 +43,7 @@ export const OBJECT_FAMILIES: Readonly<Record<string, string>> = {
   elevation: "elevation altitude 海拔",
   place: "place 地点 位置 地方",
   address: "address 地址",
-  weather: "weather 天气",
+  weather: "weather temperature 天气 气温 温度",
   database: "database 数据库",
   table: "table 表格 数据表",
   user: "user 用户",

@@ -184,6 +184,7 @@ describe("object families", () => {
     toolOf("memory", "read_graph", "Everything in the knowledge graph"),
     toolOf("art", "generate", "An image from a prompt"),
     toolOf("office", "sheets", "Cells of a spreadsheet"),
+    toolOf("env", "status", "Temperature and humidity of a district"),
   ];
   const on = new Router(tools, { offerAllUpTo: 0 });
   const off = new Router(tools, {
@@ -202,6 +203,8 @@ describe("object families", () => {
       ["一张图", "art_generate"],
       ["知识图谱", "memory_read_graph"],
       ["那张电子表格", "office_sheets"],
+      ["the weather in Shanghai", "env_status"],
+      ["上海的天气", "env_status"],
     ] as const) {
       expect(top(on, request), request).toBe(id);
       expect(top(off, request), request).toBeUndefined();
