@@ -115,11 +115,12 @@ const LONGEST_HAN = Math.max(
   ...[...FAMILY_OF_WORD.keys()].filter((word) => HAN.test(word)).map((word) => [...word].length),
 );
 
-/** A mention of `word`: how tools hold it, and the other words of its family. */
+/** A mention of `word` (a key of {@link FAMILY_OF_WORD}): how tools hold it, and its family's other words. */
 function mention(word: string): ObjectMention {
   const family = FAMILY_OF_WORD.get(word)!;
-  const own = new Set(heldAs(word));
-  // A Chinese word of three or more characters is asked for by no one: its bigrams would be other words'.
+  const own = new Set(HAN.test(word) ? heldAs(word) : [word]);
+  // Chinese words of three or more characters are not asked for: a tool holds them only as bigrams, and
+  // those are other words' too (文件夹's 文件 is a file).
   const others = family
     .filter((other) => other !== word && !(HAN.test(other) && [...other].length > 2))
     .flatMap(heldAs)
