@@ -39,6 +39,7 @@ export interface QueryExpansionParts {
   objects: boolean;
 }
 
+/** A request's added terms: what the catalog and the request's own words say beyond its terms. */
 export class QueryExpansion {
   readonly #parts: QueryExpansionParts;
 
