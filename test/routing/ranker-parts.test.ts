@@ -23,6 +23,9 @@ const toolOf = (server: string, name: string, description: string): ToolDescript
   description,
 });
 
+/** The id of the tool a router ranks first for a request, if any. */
+const top = (router: Router, request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
+
 describe("request parts", () => {
   it("cut a sentence where a conjunction starts another request, in English and Chinese", () => {
     expect(splitParts("what time is it and save a note that I called the dentist")).toEqual([
@@ -191,7 +194,6 @@ describe("object families", () => {
     offerAllUpTo: 0,
     strategy: new LexicalStrategy({ objectFamilies: false }),
   });
-  const top = (router: Router, request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
 
   it("lead a request's word to the word the tools use, in either language", () => {
     for (const [request, id] of [
@@ -251,12 +253,11 @@ describe("acronyms from the catalog's names", () => {
     toolOf("fs", "search_files", "Find files by pattern"),
   ];
   const router = new Router(tools, { offerAllUpTo: 0 });
-  const top = (request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
 
   it("read a word in capitals the catalog never uses as the words it spells: PR → pull request", () => {
-    expect(top("merge PR #318")).toBe("gh_merge_pull_request");
-    expect(top("列出PRs")).toBe("gh_list_pull_requests");
-    expect(top("list PRs")).toBe("gh_list_pull_requests");
+    expect(top(router, "merge PR #318")).toBe("gh_merge_pull_request");
+    expect(top(router, "列出PRs")).toBe("gh_list_pull_requests");
+    expect(top(router, "list PRs")).toBe("gh_list_pull_requests");
     const off = new Router(tools, {
       offerAllUpTo: 0,
       strategy: new LexicalStrategy({ catalogAcronyms: false }),
@@ -265,10 +266,10 @@ describe("acronyms from the catalog's names", () => {
   });
 
   it("leave lower-case words, ids, stop words and runs of one name alone", () => {
-    expect(top("list pr")).toBe("gh_list_issues");
-    expect(top("list PRX9")).toBe("gh_list_issues");
+    expect(top(router, "list pr")).toBe("gh_list_issues");
+    expect(top(router, "list PRX9")).toBe("gh_list_issues");
     // search_files is one name: "SF" is San Francisco as likely as it is search files.
-    expect(top("events in SF")).toBeUndefined();
+    expect(top(router, "events in SF")).toBeUndefined();
   });
 
   it("spell the run most names hold, at least two, and forget a removed tool", () => {
