@@ -16,7 +16,8 @@ const MAX_SCHEMA_TEXT_CHARS = 4_000;
 
 /**
  * The text of a tool, field by field: its name and title, its server's name, title and description,
- * its description, its parameters (names and descriptions, nested ones included) and enum values.
+ * its description, its parameters (names and descriptions, nested ones included) and the values they
+ * take (enum, const and the schema's examples).
  * Identifiers are left whole here; the tokenizer splits them into words.
  */
 export function toolText(tool: ToolDescriptor): ToolText {
@@ -50,10 +51,11 @@ function join(parts: ReadonlyArray<string | undefined>): string {
 
 function collectSchema(schema: unknown, into: { params: string[]; enums: string[] }, depth: number): void {
   if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return;
-  if (Array.isArray(schema.enum)) {
-    for (const value of schema.enum)
-      if (typeof value === "string" || typeof value === "number") into.enums.push(String(value));
-  }
+  // The values a parameter takes: its enum, its const, and the examples its schema gives.
+  for (const values of [schema.enum, schema.examples, [schema.const]])
+    if (Array.isArray(values))
+      for (const value of values)
+        if (typeof value === "string" || typeof value === "number") into.enums.push(String(value));
   if (isObject(schema.properties)) {
     for (const [name, property] of Object.entries(schema.properties)) {
       into.params.push(name);

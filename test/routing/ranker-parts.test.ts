@@ -8,6 +8,7 @@ import { Router } from "../../src/routing/router.js";
 import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { tokenize } from "../../src/routing/tokenizer.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
+import { toolText } from "../../src/routing/tool-text.js";
 import {
   opensWithVerb,
   VERB_FAMILIES,
@@ -287,5 +288,37 @@ describe("acronyms from the catalog's names", () => {
     expect(expanded("pr")).toEqual([]);
     acronyms.add("f", "post_review_comment");
     expect(expanded("pr")).toEqual(["post", "review"]);
+  });
+});
+
+describe("a tool's text", () => {
+  it("holds the values its parameters take: enum, const and the schema's examples", () => {
+    const text = toolText({
+      id: "clock_now",
+      server: "clock",
+      name: "now",
+      inputSchema: {
+        type: "object",
+        properties: {
+          zone: { type: "string", examples: ["Europe/Berlin", "Asia/Tokyo"] },
+          format: { const: "iso8601" },
+          unit: { enum: ["seconds", 60] },
+        },
+      },
+    });
+    expect(text.enums.split("\n")).toEqual(["Europe/Berlin", "Asia/Tokyo", "iso8601", "seconds", "60"]);
+    const router = new Router(
+      [
+        {
+          id: "clock_now",
+          server: "clock",
+          name: "now",
+          inputSchema: { type: "object", properties: { zone: { type: "string", examples: ["Asia/Tokyo"] } } },
+        },
+        toolOf("notes", "add", "Add a note"),
+      ],
+      { offerAllUpTo: 0 },
+    );
+    expect(top(router, "what is it in Tokyo")).toBe("clock_now");
   });
 });
