@@ -45,6 +45,7 @@ const SHARED_ROOT_FILES = [
   "src/lazy-require.ts",
   "src/package-root.ts",
   "src/escape-regexp.ts",
+  "src/lru-map.ts",
 ];
 /** Where the package's own files are (package.json, examples/, the viewer's page): not API, so cli/ may too. */
 const PACKAGE_ROOT = "src/package-root.ts";

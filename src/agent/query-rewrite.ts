@@ -1,5 +1,6 @@
 import { DEFAULT_REWRITE_CACHE_ENTRIES, DEFAULT_REWRITE_TIMEOUT_MS } from "../config/defaults.js";
 import { SwitchyardError } from "../errors.js";
+import { LruMap } from "../lru-map.js";
 import type { ModelProvider } from "../models/model.js";
 import type { TokenUsage } from "./events.js";
 
@@ -63,8 +64,7 @@ export interface QueryRewriterOptions {
 export class QueryRewriter {
   readonly #options: QueryRewriterOptions;
   readonly #timeoutMs: number;
-  readonly #maxCached: number;
-  readonly #cache = new Map<string, Promise<string[]>>();
+  readonly #cache: LruMap<string, Promise<string[]>>;
   #warned = false;
   #calls = 0;
 
@@ -77,7 +77,7 @@ export class QueryRewriter {
       );
     this.#options = options;
     this.#timeoutMs = timeoutMs;
-    this.#maxCached = maxCached;
+    this.#cache = new LruMap(maxCached);
   }
 
   /** Model calls made so far (cache hits do not count). */
@@ -93,19 +93,9 @@ export class QueryRewriter {
     const key = request.trim();
     if (!key) return Promise.resolve([]);
     const cached = this.#cache.get(key);
-    if (cached) {
-      // Most recently used last.
-      this.#cache.delete(key);
-      this.#cache.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const rewrite = this.#rewrite(key);
     this.#cache.set(key, rewrite);
-    const max = this.#maxCached;
-    for (const oldest of this.#cache.keys()) {
-      if (this.#cache.size <= max) break;
-      this.#cache.delete(oldest);
-    }
     return rewrite;
   }
 

@@ -6,15 +6,12 @@
 // Identical calls at once send one request: while one is in flight, the others wait for its answer
 // and get a copy of it (`cached: true`, as a hit is); its failure goes to each of them and is kept by
 // none (only a first caller's own cancel is not passed on: each waiter then sends its own).
-//
-// A Map keeps insertion order, which is all an LRU needs (a hit is moved to the end); the lru-cache
-// package in node_modules is only a dependency of a dependency, and these few lines cost less than a
-// direct dependency would.
 
 import type { CatalogEntry } from "../catalog/catalog.js";
 import { globMatcher } from "../catalog/glob.js";
 import type { ServerCacheConfig } from "../config/sections/cache.js";
 import { isSwitchyardError, SwitchyardError } from "../errors.js";
+import { LruMap } from "../lru-map.js";
 import { canonicalJson, type Identity } from "../telemetry/audit.js";
 import type { ToolResult } from "./normalize.js";
 
@@ -32,12 +29,13 @@ export class ResultCache {
   readonly #config: ServerCacheConfig;
   readonly #listed: (tool: string) => boolean;
   readonly #now: () => number;
-  readonly #kept = new Map<string, Kept>();
+  readonly #kept: LruMap<string, Kept>;
   /** The one request of each key in flight now, which identical calls wait for. */
   readonly #flying = new Map<string, Promise<Shared>>();
 
   constructor(config: ServerCacheConfig, now: () => number = () => performance.now()) {
     this.#config = config;
+    this.#kept = new LruMap(config.maxEntries);
     this.#listed = globMatcher(config.tools);
     this.#now = now;
   }
@@ -65,10 +63,9 @@ export class ResultCache {
   get(key: string): ToolResult | undefined {
     const kept = this.#kept.get(key);
     if (!kept) return undefined;
+    if (this.#now() < kept.until) return JSON.parse(kept.json) as ToolResult;
     this.#kept.delete(key);
-    if (this.#now() >= kept.until) return undefined;
-    this.#kept.set(key, kept); // most recently used
-    return JSON.parse(kept.json) as ToolResult;
+    return undefined;
   }
 
   /**
@@ -112,12 +109,7 @@ export class ResultCache {
   }
 
   #keep(key: string, json: string): void {
-    this.#kept.delete(key);
     this.#kept.set(key, { json, until: this.#now() + this.#config.ttlMs });
-    while (this.#kept.size > this.#config.maxEntries) {
-      const oldest = this.#kept.keys().next().value as string;
-      this.#kept.delete(oldest);
-    }
   }
 
   /** Forget every result (the server's tools were listed again, or a pin changed). */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { LruMap } from "../lru-map.js";
 
 /**
  * Something that turns texts into vectors of unit length (a dot product is then the cosine): an
@@ -17,12 +18,11 @@ export interface Embedder {
  */
 export class VectorCache {
   readonly #model: string;
-  readonly #max: number;
-  readonly #vectors = new Map<string, Float32Array>();
+  readonly #vectors: LruMap<string, Float32Array>;
 
   constructor(model: string, max: number) {
     this.#model = model;
-    this.#max = max;
+    this.#vectors = new LruMap(max);
   }
 
   /** Vectors held. */
@@ -51,15 +51,7 @@ export class VectorCache {
       const vectors = await compute(batch);
       for (const [i, text] of batch.entries()) found.set(this.#key(text), vectors[i]!);
     }
-    // Re-insert what was used, so the Map's order is least recently used first.
-    for (const [key, vector] of found) {
-      this.#vectors.delete(key);
-      this.#vectors.set(key, vector);
-    }
-    for (const key of this.#vectors.keys()) {
-      if (this.#vectors.size <= this.#max) break;
-      this.#vectors.delete(key);
-    }
+    for (const [key, vector] of found) this.#vectors.set(key, vector);
     return keys.map((key) => found.get(key)!);
   }
 
