@@ -80,23 +80,11 @@ export async function routing(
   const routerRecall = await recallAt5(async (query) =>
     (await router.rank(query, { topK: 5 })).map((hit) => hit.id),
   );
-  const rows: Row[] = [
-    {
-      id: "routing-rank",
-      label: `Router.rank (${router.strategy}), ${router.size} tools`,
-      median: median(perQuery),
-      p99: percentile(perQuery, 0.99),
-      callsPerSecond: perQuery.length / (sum(perQuery) / 1000),
-      extra: `R@5 ${routerRecall.toFixed(1)}%`,
-      samples: perQuery.length,
-    },
-    {
-      id: "routing-build",
-      label: `new Router(${router.size} tools): index build`,
-      median: median(builds),
-      samples: builds.length,
-    },
-  ];
+  const rows = rankerRows(
+    { id: "routing", label: `Router.rank (${router.strategy})`, index: "new Router" },
+    router.size,
+    { perQuery, builds, recall: routerRecall },
+  );
   rows.push(
     ...(await miniSearchRows(tools.value, queries, recallAt5, splitIdentifier, context, options.policy)),
   );
@@ -161,10 +149,24 @@ async function miniSearchRows(
     }
   });
   const recall = await recallAt5(rank);
+  return rankerRows(
+    { id: "minisearch", label: `MiniSearch ${version} search`, index: "new MiniSearch" },
+    tools.length,
+    { perQuery, builds, recall },
+  );
+}
+
+/** A ranker's two rows: ms per query (with its R@5) and its index build. */
+function rankerRows(
+  ranker: { id: string; label: string; index: string },
+  tools: number,
+  measured: { perQuery: number[]; builds: number[]; recall: number },
+): Row[] {
+  const { perQuery, builds, recall } = measured;
   return [
     {
-      id: "minisearch-rank",
-      label: `MiniSearch ${version} search, ${tools.length} tools`,
+      id: `${ranker.id}-rank`,
+      label: `${ranker.label}, ${tools} tools`,
       median: median(perQuery),
       p99: percentile(perQuery, 0.99),
       callsPerSecond: perQuery.length / (sum(perQuery) / 1000),
@@ -172,8 +174,8 @@ async function miniSearchRows(
       samples: perQuery.length,
     },
     {
-      id: "minisearch-build",
-      label: `new MiniSearch(${tools.length} tools): index build`,
+      id: `${ranker.id}-build`,
+      label: `${ranker.index}(${tools} tools): index build`,
       median: median(builds),
       samples: builds.length,
     },
