@@ -25,6 +25,7 @@ export { routerOptionsFromConfig } from "./from-config.js";
 export { DEFAULT_RRF_K, reciprocalRankFusion } from "./fusion.js";
 export type { RoutingHint } from "./hints.js";
 export { splitIdentifier } from "./identifiers.js";
+export { parseLexicalOptions } from "./lexical-options.js";
 export { LocalEmbedder, type LocalModelOptions, LocalReranker } from "./local-embedder.js";
 export {
   type LabelledQuery,

@@ -7,7 +7,7 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: stri
 /**
  * Read an offline catalog, `tools.json` of the routing data README: a JSON array of
  * `{ id, server, name, description, inputSchema, server_title?, server_description? }`.
- * `id` must be unique; `name` defaults to `id`, `server` to `""`.
+ * `id` must be unique; `name` defaults to `id`, `server` to `""`; an empty array is an error.
  */
 export function parseToolsJson(text: string): ParseResult<ToolDescriptor[]> {
   let data: unknown;
@@ -46,15 +46,18 @@ export function parseToolsJson(text: string): ParseResult<ToolDescriptor[]> {
     if (item.server_description !== undefined) tool.serverDescription = item.server_description as string;
     tools.push(tool);
   }
+  if (tools.length === 0) return { ok: false, problem: "no tools (expected a JSON array of tool objects)" };
   return { ok: true, value: tools };
 }
 
 /**
  * Read labelled queries, `routing.*.jsonl` of the routing data README: one JSON object per line,
- * `{ id, query, expected_groups }` (or `expected`, each id its own group). Blank lines are skipped.
+ * `{ id, query, expected_groups }` (or `expected`, each id its own group). Blank lines are skipped; a
+ * query without an id is `line-<n>`; two queries of one id are an error.
  */
 export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
   const queries: LabelledQuery[] = [];
+  const seen = new Map<string, number>();
   const lines = text.split("\n");
   for (const [index, line] of lines.entries()) {
     if (line.trim() === "") continue;
@@ -75,11 +78,14 @@ export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
         ok: false,
         problem: `${where}: "expected_groups" must be a non-empty array of non-empty arrays of tool ids (or give "expected": [ids])`,
       };
-    queries.push({
-      id: typeof item.id === "string" || typeof item.id === "number" ? String(item.id) : `line-${index + 1}`,
-      query: item.query,
-      expectedGroups: groups,
-    });
+    const id =
+      typeof item.id === "string" || typeof item.id === "number" ? String(item.id) : `line-${index + 1}`;
+    // The rankings file and the misses are keyed by id: two queries of one id could not be told apart.
+    const first = seen.get(id);
+    if (first !== undefined)
+      return { ok: false, problem: `${where}: duplicate id "${id}" (first seen at line ${first})` };
+    seen.set(id, index + 1);
+    queries.push({ id, query: item.query, expectedGroups: groups });
   }
   if (queries.length === 0) return { ok: false, problem: "no queries (expected one JSON object per line)" };
   return { ok: true, value: queries };

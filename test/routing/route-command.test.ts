@@ -208,6 +208,44 @@ describe("switchyard route eval", () => {
         "hybrid",
       ),
     ).toMatchObject({ code: 2, stderr: expect.stringContaining("--embeddings-url and --embeddings-model") });
+
+    const twice = path.join(dir, "twice.jsonl");
+    writeFileSync(
+      twice,
+      '{"id":"q","query":"a","expected":["x"]}\n{"id":"q","query":"b","expected":["x"]}\n',
+    );
+    expect(await switchyard("route", "eval", "--tools", toolsFile, "--queries", twice)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `--queries file ${twice}: line 2: duplicate id "q" (first seen at line 1)`,
+      ),
+    });
+    const none = path.join(dir, "none.json");
+    writeFileSync(none, "[]");
+    expect(await switchyard("route", "eval", "--tools", none, "--queries", queriesFile)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("no tools"),
+    });
+  });
+
+  it("refuses --lexical options it does not know or cannot take, saying which and what was meant", async () => {
+    const lexical = (json: string) =>
+      switchyard("route", "eval", "--tools", toolsFile, "--queries", queriesFile, "--lexical", json);
+    expect(await lexical('{"objectFamiles":false}')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        "--lexical: objectFamiles: unknown lexical option (did you mean objectFamilies?)",
+      ),
+    });
+    expect(await lexical('{"tokenizer":{"stm":false}}')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("tokenizer.stm: unknown lexical option (did you mean stem?)"),
+    });
+    expect(await lexical('{"objectFamilies":"false"}')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--lexical: objectFamilies: "),
+    });
+    expect(await lexical('{"clauseWeight":0,"catalogSynonyms":{"minShare":0.5}}')).toMatchObject({ code: 0 });
   });
 
   it("warns when queries expect tools the tools file does not have, and counts them as misses", async () => {
@@ -329,6 +367,10 @@ describe("switchyard route", () => {
     expect(table.stdout).toMatch(
       /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+\d+\.\d\d\s+Echo the text back\n/,
     );
+    expect(await switchyard("--config", config, "route", "  ")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("route: the request is empty"),
+    });
   });
 
   it("shows what the agent would offer: the config's routing (pinned, topK, offerAllUpTo) and the servers' instructions", async () => {

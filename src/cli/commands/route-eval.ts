@@ -8,6 +8,7 @@ import {
   type LabelledQuery,
   type LexicalOptions,
   type ParseResult,
+  parseLexicalOptions,
   parseQueriesJsonl,
   parseToolsJson,
   queryFromText,
@@ -170,16 +171,19 @@ async function evaluateRewritten(
 }
 
 function parseLexical(json: string): LexicalOptions {
+  let options: unknown;
   try {
-    const options: unknown = JSON.parse(json);
-    if (typeof options !== "object" || options === null || Array.isArray(options))
-      throw new Error("not an object");
-    return options as LexicalOptions;
+    options = JSON.parse(json);
   } catch (error) {
     throw new CliError(
       `--lexical must be a JSON object of lexical options (${messageOf(error)})`,
       EXIT_USAGE,
     );
+  }
+  try {
+    return parseLexicalOptions(options);
+  } catch (error) {
+    throw new CliError(`--lexical: ${messageOf(error)}`, EXIT_USAGE);
   }
 }
 

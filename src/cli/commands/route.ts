@@ -116,6 +116,11 @@ export async function routeCommand(
   query: string,
   flags: StrategyFlags,
 ): Promise<number> {
+  if (query.trim() === "")
+    throw new CliError(
+      'route: the request is empty: give the text to route, e.g. switchyard route "refund my last order"',
+      EXIT_USAGE,
+    );
   const top = flags.top === undefined ? undefined : parseTop(flags.top);
   const config = ctx.loadConfig();
   const section = routingSection(config.routing, flags);
