@@ -4,7 +4,7 @@
 // (截图 → `screenshot`) and "folder" meets `list_directory`, while a catalog that says the request's own
 // words ranks as before.
 import { stem } from "./stem.js";
-import { BIGRAM_PREFIX } from "./tokenizer.js";
+import { BIGRAM_PREFIX, HAN } from "./tokenizer.js";
 
 /**
  * The things tools act on, in English and Chinese: the nouns of files, code, messages, the web, maps and
@@ -82,7 +82,6 @@ export const OBJECT_FAMILIES: Readonly<Record<string, string>> = {
   reaction: "reaction emoji 表情 点赞 赞",
 };
 
-const HAN = /\p{Script=Han}/u;
 const HAN_RUN = /\p{Script=Han}+/gu;
 
 /** A word of a request that names a thing tools act on. */

@@ -30,6 +30,8 @@ const DIGIT = /\p{N}/u;
 const MAX_MEMO_WORDS = 50_000;
 /** Prefix that keeps bigrams apart from segmenter words of the same two characters. */
 export const BIGRAM_PREFIX = "~";
+/** A Chinese (Han) character: what the segmenter cuts and the bigrams pair. */
+export const HAN = /\p{Script=Han}/u;
 
 /**
  * Make a tokenizer for English, Chinese and mixed text.

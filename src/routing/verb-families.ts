@@ -2,7 +2,7 @@
 // Each word of a family also yields the family's term, in tools and requests alike, so a request meets a
 // tool whose text says the same action in other words or in the other language.
 import { stem } from "./stem.js";
-import { BIGRAM_PREFIX, type Tokenize } from "./tokenizer.js";
+import { BIGRAM_PREFIX, HAN, type Tokenize } from "./tokenizer.js";
 
 /**
  * General verb families of English and Chinese (from everyday usage, not from any data set). Words that
@@ -58,7 +58,6 @@ export const VERB_FAMILIES: Readonly<Record<string, string>> = {
 
 /** Prefix that keeps a family's term apart from any word. */
 const FAMILY_PREFIX = "^";
-const HAN = /\p{Script=Han}/u;
 
 /** Word (raw and stemmed, lower-case) → its verb family's term. */
 const VERB_OF: ReadonlyMap<string, string> = (() => {
