@@ -41,10 +41,12 @@ export class CatalogAcronyms {
       for (let start = 0; start + length <= words.length; start += 1) {
         const run = words.slice(start, start + length);
         if (!run.every((word) => RUN_WORD.test(word))) continue;
-        // Keyed by the run's terms, so that `pull_request` and `pull_requests` count as one run.
+        // Keyed by the run's terms, so that `pull_request` and `pull_requests` count as one run; a run of
+        // stop words alone ("is_an") has none to ask for.
+        const terms = this.#tokenize(run.join(" "));
+        if (terms.length === 0) continue;
         const initials = run.map((word) => word[0]).join("");
-        const terms = this.#tokenize(run.join(" ")).join(" ");
-        runs.set(`${initials} ${terms}`, [initials, terms]);
+        runs.set(`${initials} ${terms.join(" ")}`, [initials, terms.join(" ")]);
       }
     }
     this.#runs.set(id, [...runs.values()]);

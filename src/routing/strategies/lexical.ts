@@ -69,8 +69,9 @@ export interface LexicalOptions {
    */
   objectFamilies?: boolean;
   /**
-   * Read a request's two- or three-letter term that the catalog never uses ("PR") as the words of tool
-   * names it is the initials of (`pull_request`; see catalog-acronyms.ts); default `true`.
+   * Read a request's word of two or three capitals that the catalog never uses ("PR") as the words of
+   * a run of tool names it is the initials of, when at least two names hold that run (`pull_request`;
+   * see catalog-acronyms.ts); default `true`.
    */
   catalogAcronyms?: boolean;
   /**
