@@ -63,20 +63,14 @@ export async function routing(
     return (100 * total) / labelled.value.length;
   };
 
-  const builds: number[] = [];
-  const perQuery: number[] = [];
-  let router = new Router(tools.value);
-  for (const query of queries.slice(0, 100)) await router.rank(query); // warm-up
-  const count = await runRounds(rounds(context, options.policy), async () => {
-    const started = performance.now();
-    router = new Router(tools.value);
-    builds.push(performance.now() - started);
-    for (const query of queries) {
-      const queryStarted = performance.now();
-      await router.rank(query);
-      perQuery.push(performance.now() - queryStarted);
-    }
-  });
+  const timed = await timeRanker(
+    () => new Router(tools.value),
+    (router, query) => router.rank(query),
+    queries,
+    context,
+    options.policy,
+  );
+  const { index: router, builds, perQuery, count } = timed;
   const routerRecall = await recallAt5(async (query) =>
     (await router.rank(query, { topK: 5 })).map((hit) => hit.id),
   );
@@ -129,31 +123,46 @@ async function miniSearchRows(
     index.addAll(documents);
     return index;
   };
-  let index = build();
-  const rank = (query: string) =>
+  const top5 = (index: ReturnType<typeof build>, query: string) =>
     index
       .search(query)
       .slice(0, 5)
       .map((hit) => String(hit.id));
-  for (const query of queries.slice(0, 100)) rank(query); // warm-up
-  const builds: number[] = [];
-  const perQuery: number[] = [];
-  await runRounds(rounds(context, policy), async () => {
-    const started = performance.now();
-    index = build();
-    builds.push(performance.now() - started);
-    for (const query of queries) {
-      const queryStarted = performance.now();
-      rank(query);
-      perQuery.push(performance.now() - queryStarted);
-    }
-  });
-  const recall = await recallAt5(rank);
+  const { index, builds, perQuery } = await timeRanker(build, top5, queries, context, policy);
+  const recall = await recallAt5((query) => top5(index, query));
   return rankerRows(
     { id: "minisearch", label: `MiniSearch ${version} search`, index: "new MiniSearch" },
     tools.length,
     { perQuery, builds, recall },
   );
+}
+
+/**
+ * A ranker timed: after a warm-up (100 queries), each pass builds a fresh index (timed) and ranks every
+ * query on it (each timed). The last index is returned, to measure recall on.
+ */
+async function timeRanker<I>(
+  build: () => I,
+  rank: (index: I, query: string) => unknown,
+  queries: readonly string[],
+  context: ScenarioContext,
+  policy: RoundPolicy,
+): Promise<{ index: I; builds: number[]; perQuery: number[]; count: number }> {
+  let index = build();
+  for (const query of queries.slice(0, 100)) await rank(index, query);
+  const builds: number[] = [];
+  const perQuery: number[] = [];
+  const count = await runRounds(rounds(context, policy), async () => {
+    const started = performance.now();
+    index = build();
+    builds.push(performance.now() - started);
+    for (const query of queries) {
+      const queryStarted = performance.now();
+      await rank(index, query);
+      perQuery.push(performance.now() - queryStarted);
+    }
+  });
+  return { index, builds, perQuery, count };
 }
 
 /** A ranker's two rows: ms per query (with its R@5) and its index build. */
