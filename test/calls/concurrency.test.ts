@@ -131,17 +131,23 @@ describe("the adaptive concurrency limit (the default)", () => {
     // show it at the first calls of 32 sent at once: the limit, judged on the quickest call, would
     // then hover a call above its floor).
     for (let i = 0; i < 3; i += 1) await yard.callTool("floored_work", {});
+    const flooredLimits: number[] = [];
+    const sampler = setInterval(() => flooredLimits.push(info(yard, "floored").limit), 5);
     const [capped, floored] = await Promise.all([
       load(yard, "capped", 64, 1_000),
       load(yard, "floored", 32, 200),
-    ]);
+    ]).finally(() => clearInterval(sampler));
     expect(info(yard, "capped").limit).toBeLessThanOrEqual(12);
     expect(Math.max(...capped)).toBeGreaterThan(8);
     expect(Math.max(...capped)).toBeLessThanOrEqual(12);
-    // Every call past one is load to this server: the limit went down to its floor and no lower. Once
-    // settled (the last half), nine calls in ten saw at most the floor in flight: on a busy machine a round
-    // can start before the verdict that shrinks it (8 in flight once, in a full run).
-    expect(info(yard, "floored").limit).toBe(6);
+    // Every call past one is load to this server: the limit went down to its floor and no lower. It is
+    // judged over the load, not at its end: on a machine busy enough that the client, not the server, is
+    // slow, the server has answered calls the client has yet to read, sees fewer in flight than the
+    // client counts, and is not loaded — a window may then grow the limit a step (6 → 8 in one CI run).
+    // Once settled (the last half), nine calls in ten saw at most the floor in flight: a round can start
+    // before the verdict that shrinks it (8 in flight once, in a full run).
+    expect(Math.min(...flooredLimits)).toBe(6);
+    expect(info(yard, "floored").limit).toBeGreaterThanOrEqual(6);
     const settled = floored.slice(100).sort((a, b) => a - b);
     expect(settled[Math.floor(settled.length * 0.9)]).toBeLessThanOrEqual(6);
   });
