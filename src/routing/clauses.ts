@@ -36,9 +36,44 @@ export function splitParts(text: string): string[] {
 
 /** One sentence's parts (see {@link splitParts}); a sentence with nothing to split is one part. */
 export function splitSentence(sentence: string): string[] {
-  return splitAt(sentence, STRONG_JOIN, () => true).flatMap((piece) =>
-    splitAt(piece, WEAK_JOIN, opensWithVerb),
-  );
+  return splitAt(sentence, STRONG_JOIN, () => true)
+    .flatMap((piece) => splitAt(piece, WEAK_JOIN, opensWithVerb))
+    .flatMap(distributeVerb);
+}
+
+/** The joins of a list of things: ", ", ", and ", " and " (a comma before a number is a date's or a count's). */
+const LIST_JOIN = /,\s+(?:and\s+)?(?!\d)|\s+and\s+/iu;
+/** A part's leading verb, with its "please": what each thing of a list it names is asked for with. */
+const LEADING_VERB = /^((?:please\s+)?\p{Script=Latin}+)\s+/iu;
+/** A list item that opens a list of the last thing's attributes: it and all after it belong to that thing. */
+const ATTRIBUTES = /^(?:including|such\s+as|like|namely|specifically|especially|e\.g\.)\b/iu;
+/** A list item that goes on describing the thing before it (a phrase, a number) rather than naming another. */
+const CONTINUES =
+  /^(?:\d|(?:with|without|for|on|in|at|from|to|by|of|into|using|which|that|where|when|while|if|or|but|so|as|etc)\b)/iu;
+/** Fewest things a list must name for each to be a request of its own: "the temperature and humidity" is one. */
+const MIN_LIST_ITEMS = 3;
+
+/**
+ * A part that asks for a list of things with one verb, as a part per thing, each with that verb:
+ * "retrieve the political history of the US, a subscriber's details, and a legal case" → "retrieve the
+ * political history of the US", "retrieve a subscriber's details", "retrieve a legal case". Only for
+ * lists of at least MIN_LIST_ITEMS things closed by "and"; a thing's attributes ("…, including its
+ * melting point, boiling point and mass") and the phrases describing it stay with it. English only:
+ * a Chinese list (、) is cut where a verb follows (WEAK_JOIN).
+ */
+function distributeVerb(part: string): string[] {
+  const verb = opensWithVerb(part) ? LEADING_VERB.exec(part) : null;
+  if (!verb || !/\sand\s/iu.test(part)) return [part];
+  const things: string[] = [];
+  let attributes = false;
+  for (const item of part.slice(verb[0].length).split(LIST_JOIN)) {
+    const text = item.trim();
+    if (text.length === 0) continue;
+    attributes ||= ATTRIBUTES.test(text);
+    if (things.length > 0 && (attributes || CONTINUES.test(text))) things[things.length - 1] += `, ${text}`;
+    else things.push(text);
+  }
+  return things.length < MIN_LIST_ITEMS ? [part] : things.map((thing) => `${verb[1]} ${thing}`);
 }
 
 function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean): string[] {

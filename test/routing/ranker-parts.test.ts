@@ -84,6 +84,59 @@ describe("request parts", () => {
     ]);
     expect(splitParts("更新我的邮件地址和手机号")).toEqual(["更新我的邮件地址和手机号"]);
   });
+
+  it("ask for each thing of a list of three or more with the list's verb, its attributes and phrases kept with it", () => {
+    expect(
+      splitParts(
+        "Please retrieve the political history of the United States, information about a subscriber with the ID 9wW, and details about a legal case",
+      ),
+    ).toEqual([
+      "Please retrieve the political history of the United States",
+      "Please retrieve information about a subscriber with the ID 9wW",
+      "Please retrieve details about a legal case",
+    ]);
+    expect(splitParts("list the files, folders and repos in my home")).toEqual([
+      "list the files",
+      "list folders",
+      "list repos in my home",
+    ]);
+    // Attributes of one thing, a phrase that goes on describing it, a date's commas: one thing each.
+    for (const one of [
+      "retrieve marketing analysis for the resort, including the target audience, market trends, and competitors",
+      "create a scatter plot of the sales dataset, with Height on the x-axis and 9 on the y-axis",
+      "analyze the insurance data from January 1, 2021 to December 31, 2021, and its claims",
+    ])
+      expect(splitParts(one)).toEqual([one]);
+  });
+
+  it("offer a tool for each thing of a list asked for with one verb", () => {
+    const tools: ToolDescriptor[] = [
+      ["history_political", "Retrieve information about the political history of a country"],
+      ["crm_subscriber", "Retrieve information about a specific subscriber"],
+      ["law_case", "Retrieve details about a legal case in a court"],
+      ["law_precedent", "Search legal precedents and case law of a Supreme Court"],
+      ["law_docket", "Get the docket of a Supreme Court case"],
+      ["law_judges", "List the judges of the Supreme Court and their legal cases"],
+      ["law_filing", "File a legal case with the Supreme Court"],
+      ["law_ruling", "Get the ruling of a Supreme Court legal case"],
+    ].map(([id, description]) => ({
+      id: id!,
+      server: id!.split("_")[0]!,
+      name: id!,
+      description: description!,
+    }));
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    // As one part, the list lost its subscriber to the law tools the first sentence and its last thing
+    // ask for: the offer was history_political, law_filing, law_judges.
+    const offered = router
+      .rankNow(
+        "I need help with research on Supreme Court legal cases. Please retrieve the political history of France, a subscriber's information, and the ruling and docket of the legal case 5678",
+        { topK: 3 },
+      )
+      .map((tool) => tool.id);
+    expect(offered.slice(0, 2)).toEqual(["history_political", "crm_subscriber"]);
+    expect(offered[2]).toMatch(/^law_/);
+  });
 });
 
 describe("verb families", () => {
