@@ -82,8 +82,13 @@ describe("the adaptive concurrency limit (the default)", () => {
     // ... and shrinks when its work slows down with every call past the knee.
     // From 64 down to ~6 takes about 200 calls (each halving waits for the calls sent under the old
     // limit, then half a limit of new ones): 450 leave 150 to see it settled, on a busy machine too.
-    const seen = await load(yard, "kneed", 64, 450);
-    expect(info(yard, "kneed").limit).toBeLessThanOrEqual(12);
+    const limits: number[] = [];
+    const sampler = setInterval(() => limits.push(info(yard, "kneed").limit), 5);
+    const seen = await load(yard, "kneed", 64, 450).finally(() => clearInterval(sampler));
+    // Judged over the second half of the load, not at its end: a client slower than its server (a busy
+    // machine) lets a last window find the server unloaded and grow the limit a step.
+    const lastHalf = limits.slice(limits.length / 2).sort((a, b) => a - b);
+    expect(lastHalf[Math.floor(lastHalf.length / 2)]).toBeLessThanOrEqual(12);
     // After it settled (the last third), the server was kept near its knee (64 without): nine calls in
     // ten found at most 14 in flight. (Judged on the window's floor, a window can now and then close
     // unloaded on one quick call and let the limit grow for a round before it shrinks again.)
