@@ -28,7 +28,8 @@ export function splitClauses(text: string): string[] {
 /**
  * The parts of a request: its sentences, each split again where a conjunction starts another request —
  * always after "then" / 然后 / 另外 and the like, and after "and" / a comma / 以及 when an action verb
- * follows ("what time is it and save a note" → "what time is it", "save a note").
+ * follows ("what time is it and save a note" → "what time is it", "save a note"); and a list of things
+ * asked for with one verb is a part per thing (see {@link distributeVerb}).
  */
 export function splitParts(text: string): string[] {
   return splitClauses(text).flatMap(splitSentence);
