@@ -1,3 +1,4 @@
+import { ServerGroups } from "./server-groups.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
 /** The fields of a tool's text; each is indexed separately and weighted (BM25F). */
@@ -43,6 +44,42 @@ export function toolTextForEmbedding(tool: ToolDescriptor): string {
     text.params && `Parameters: ${text.params}`,
     text.enums && `Values: ${text.enums}`,
   ]);
+}
+
+/**
+ * Each tool's text for a model ({@link toolTextForEmbedding}), kept server by server as the servers'
+ * tools change: what an embedding strategy embeds and a reranker reads.
+ */
+export class ModelTexts {
+  readonly #texts = new Map<string, string>();
+  readonly #servers = new ServerGroups();
+
+  /**
+   * A server's tools now (none: it is gone); returns the ids it had before, whose texts were replaced
+   * or dropped (what was made of them is stale).
+   */
+  setServerTools(server: string, tools: readonly ToolDescriptor[]): readonly string[] {
+    const previous = this.#servers.replace(
+      server,
+      tools.map((tool) => tool.id),
+    );
+    for (const id of previous) this.#texts.delete(id);
+    for (const tool of tools) this.#texts.set(tool.id, toolTextForEmbedding(tool));
+    return previous;
+  }
+
+  get(id: string): string | undefined {
+    return this.#texts.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.#texts.has(id);
+  }
+
+  /** Every tool's id, in the order the tools came. */
+  ids(): IterableIterator<string> {
+    return this.#texts.keys();
+  }
 }
 
 function join(parts: ReadonlyArray<string | undefined>): string {

@@ -1,8 +1,7 @@
 import type { RoutingQuery } from "../query.js";
-import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
-import { toolTextForEmbedding } from "../tool-text.js";
+import { ModelTexts } from "../tool-text.js";
 import type { Embedder } from "../vector-cache.js";
 
 /**
@@ -15,8 +14,7 @@ import type { Embedder } from "../vector-cache.js";
 export class EmbeddingStrategy implements RoutingStrategy {
   readonly name = "embedding";
   readonly #client: Embedder;
-  readonly #texts = new Map<string, string>();
-  readonly #servers = new ServerGroups();
+  readonly #texts = new ModelTexts();
   #vectors = new Map<string, Float32Array>();
 
   constructor(client: Embedder) {
@@ -24,14 +22,7 @@ export class EmbeddingStrategy implements RoutingStrategy {
   }
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
-    for (const id of this.#servers.replace(
-      server,
-      tools.map((tool) => tool.id),
-    )) {
-      this.#texts.delete(id);
-      this.#vectors.delete(id);
-    }
-    for (const tool of tools) this.#texts.set(tool.id, toolTextForEmbedding(tool));
+    for (const id of this.#texts.setServerTools(server, tools)) this.#vectors.delete(id);
   }
 
   /**
@@ -49,7 +40,7 @@ export class EmbeddingStrategy implements RoutingStrategy {
   }
 
   async #embedTools(options: { signal?: AbortSignal }): Promise<void> {
-    const missing = [...this.#texts.keys()].filter((id) => !this.#vectors.has(id));
+    const missing = [...this.#texts.ids()].filter((id) => !this.#vectors.has(id));
     if (missing.length === 0) return;
     const vectors = await this.#client.embed(
       missing.map((id) => this.#texts.get(id)!),

@@ -1,9 +1,8 @@
 import { DEFAULT_RERANK_DEPTH } from "../../config/defaults.js";
 import type { RoutingQuery } from "../query.js";
-import { ServerGroups } from "../server-groups.js";
 import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
-import { toolTextForEmbedding } from "../tool-text.js";
+import { ModelTexts } from "../tool-text.js";
 
 export { DEFAULT_RERANK_DEPTH } from "../../config/defaults.js";
 
@@ -34,8 +33,7 @@ export interface RerankedOptions {
 export class RerankedStrategy implements RoutingStrategy {
   readonly name: string;
   readonly #options: RerankedOptions;
-  readonly #texts = new Map<string, string>();
-  readonly #servers = new ServerGroups();
+  readonly #texts = new ModelTexts();
 
   constructor(options: RerankedOptions) {
     this.#options = options;
@@ -44,12 +42,7 @@ export class RerankedStrategy implements RoutingStrategy {
 
   setServerTools(server: string, tools: readonly ToolDescriptor[]): void {
     this.#options.strategy.setServerTools(server, tools);
-    for (const id of this.#servers.replace(
-      server,
-      tools.map((tool) => tool.id),
-    ))
-      this.#texts.delete(id);
-    for (const tool of tools) this.#texts.set(tool.id, toolTextForEmbedding(tool));
+    this.#texts.setServerTools(server, tools);
   }
 
   /** @throws the reranker's error when it fails and no `onError` is given. */
