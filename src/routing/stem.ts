@@ -6,9 +6,9 @@ const MIN_STEM_LENGTH = 3;
 const VOWEL = /[aeiouy]/;
 
 /**
- * A light English stemmer: folds plurals, `-ing`, `-ed`, `-ly`, `-ation`/`-ization` and `-ion` after
- * t/s, and a final `-e`, so that "analyze", "analyzed" and "analyzing" meet, as do "translate" and
- * "translation", "optimize" and "optimization". Far milder than
+ * A light English stemmer: folds plurals, `-ing`, `-ed`, `-ly`, `-ence` into `-ent`, `-ation`/`-ization`
+ * and `-ion` after t/s, and a final `-e`, so that "analyze", "analyzed" and "analyzing" meet, as do
+ * "translate" and "translation", "optimize" and "optimization", "different" and "differences". Far milder than
  * Porter's: words that merely look alike stay apart. Expects a lower-case word; returns it unchanged
  * when it is short, not alphabetic, or nothing applies.
  */
@@ -17,6 +17,8 @@ export function stem(word: string): string {
   let w = plural(word);
   w = verbForm(w);
   if (w.endsWith("ly") && w.length - 2 >= MIN_STEM_LENGTH + 1) w = w.slice(0, -2);
+  // "difference" → "different", "dependence" → "dependent" (not -ance: "instance" is no "instant").
+  if (w.endsWith("ence") && w.length - 4 >= MIN_STEM_LENGTH + 1) w = `${w.slice(0, -2)}t`;
   if (/ization$/.test(w) && w.length - 7 >= MIN_STEM_LENGTH) w = `${w.slice(0, -7)}ize`;
   else if (/ation$/.test(w) && w.length - 5 >= MIN_STEM_LENGTH) w = `${w.slice(0, -5)}ate`;
   else if (/[ts]ion$/.test(w) && w.length - 3 >= MIN_STEM_LENGTH + 1) w = w.slice(0, -3);

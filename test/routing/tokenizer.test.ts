@@ -28,6 +28,12 @@ describe("English tokenization", () => {
     expect(stem("running")).toBe("run");
   });
 
+  it("folds -ence into -ent, and not -ance into -ant", () => {
+    expect(new Set(["different", "difference", "differences"].map(stem))).toEqual(new Set(["different"]));
+    expect(stem("dependence")).toBe(stem("dependent"));
+    expect(stem("instance")).not.toBe(stem("instant"));
+  });
+
   it("leaves short words and non-words alone", () => {
     expect(stem("bus")).toBe("bus");
     expect(stem("analysis")).toBe("analysis");
