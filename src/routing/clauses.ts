@@ -1,18 +1,21 @@
-import { opensWithVerb } from "./verb-families.js";
+import { leadingActionVerb, opensWithVerb } from "./verb-families.js";
 
 /** Sentence ends in English and Chinese, semicolons and line breaks; a period only before a space. */
 const CLAUSE_END = /[。！？!?；;\n]+|\.(?=\s|$)/u;
 
 /**
- * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我").
+ * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我"). A join
+ * that opens with spaces starts after a character that is not one (here and below), so that a run of
+ * spaces is no quadratic search.
  */
 const STRONG_JOIN =
-  /,?\s+(?:and\s+then|then|after\s+that|afterwards|next)\s+|[，,]?\s*(?:然后|另外|此外|接着|随后|顺便)/giu;
+  /(?<=\S),?\s+(?:and\s+then|then|after\s+that|afterwards|next)\s+|(?<!\s)[，,]?\s*(?:然后|另外|此外|接着|随后|顺便)/giu;
 /**
  * Words that join either two requests or two nouns ("temperature and humidity"): they start a new
  * request only when an action verb follows ("what time is it and save a note").
  */
-const WEAK_JOIN = /,?\s+(?:and|also|plus|as\s+well\s+as)\s+|,\s+|[，、]\s*|(?:还有|并且|同时|以及|并|再)/giu;
+const WEAK_JOIN =
+  /(?<=\S),?\s+(?:and|also|plus|as\s+well\s+as)\s+|,\s+|[，、]\s*|(?:还有|并且|同时|以及|并|再)/giu;
 
 /**
  * Split a request into its sentences, for requests that ask for several things at once ("Detect the
@@ -42,39 +45,58 @@ export function splitSentence(sentence: string): string[] {
     .flatMap(distributeVerb);
 }
 
-/** The joins of a list of things: ", ", ", and ", " and " (a comma before a number is a date's or a count's). */
-const LIST_JOIN = /,\s+(?:and\s+)?(?!\d)|\s+and\s+/iu;
-/** A part's leading verb, with its "please": what each thing of a list it names is asked for with. */
-const LEADING_VERB = /^((?:please\s+)?\p{Script=Latin}+)\s+/iu;
+/**
+ * The joins of a list of things, kept by the split: ", ", ", and ", " and " — not a comma before a number
+ * (a date's, a count's). The space before "and" follows a word, so that a run of spaces is no quadratic
+ * search.
+ */
+const LIST_JOIN = /(,\s+(?!(?:and\s+)?\d)(?:and\s+)?|(?<=\S)\s+and\s+)/iu;
 /** A list item that opens a list of the last thing's attributes: it and all after it belong to that thing. */
-const ATTRIBUTES = /^(?:including|such\s+as|like|namely|specifically|especially|e\.g\.)\b/iu;
+const ATTRIBUTES = /^(?:including|such\s+as|like|namely|specifically|especially)\b/iu;
 /** A list item that goes on describing the thing before it (a phrase, a number) rather than naming another. */
 const CONTINUES =
   /^(?:\d|(?:with|without|for|on|in|at|from|to|by|of|into|using|which|that|where|when|while|if|or|but|so|as|etc)\b)/iu;
+/** Words that only point at a thing; a thing needs two other words to stand as a request of its own. */
+const DETERMINERS = new Set(
+  "a an the my our your his her its their this that these those some any all each every".split(" "),
+);
 /** Fewest things a list must name for each to be a request of its own: "the temperature and humidity" is one. */
 const MIN_LIST_ITEMS = 3;
+/** Most: past it a list is data (ids, columns, names), not requests. */
+const MAX_LIST_ITEMS = 8;
 
 /**
- * A part that asks for a list of things with one verb, as a part per thing, each with that verb:
- * "retrieve the political history of the US, a subscriber's details, and a legal case" → "retrieve the
- * political history of the US", "retrieve a subscriber's details", "retrieve a legal case". Only for
- * lists of at least MIN_LIST_ITEMS things closed by "and"; a thing's attributes ("…, including its
- * melting point, boiling point and mass") and the phrases describing it stay with it. English only:
- * a Chinese list (、) is cut where a verb follows (WEAK_JOIN).
+ * A part that asks for a list of things with one action verb, as a part per thing, each with that verb:
+ * "retrieve the political history of the US, information about a subscriber, and details about a legal
+ * case" → "retrieve the political history of the US", "retrieve information about a subscriber",
+ * "retrieve details about a legal case". Only for a list of MIN_LIST_ITEMS to MAX_LIST_ITEMS things
+ * joined by commas and closed by "and", each thing of at least two words besides determiners — not
+ * "the weather in Paris, London and Tokyo", whose names are one thing's places, nor "id, name and email".
+ * A thing's attributes ("…, including its boiling point, mass and density") and the phrases describing
+ * it stay with it; a list with quotes or alternatives ("or") is left whole, as is a question. English
+ * only: a Chinese list (、) is cut where a verb follows (WEAK_JOIN).
  */
 function distributeVerb(part: string): string[] {
-  const verb = opensWithVerb(part) ? LEADING_VERB.exec(part) : null;
-  if (!verb || !/\sand\s/iu.test(part)) return [part];
+  const verb = leadingActionVerb(part);
+  if (verb === undefined || /["“”]/u.test(part)) return [part];
+  const pieces = part.slice(verb.length).trim().split(LIST_JOIN);
+  const joins = pieces.filter((_, i) => i % 2 === 1).map((join) => /and/iu.test(join));
+  // Commas, then "and" before the last thing: "A, B, and C".
+  if (joins.length < MIN_LIST_ITEMS - 1 || !joins.at(-1) || joins.slice(0, -1).some(Boolean)) return [part];
   const things: string[] = [];
   let attributes = false;
-  for (const item of part.slice(verb[0].length).split(LIST_JOIN)) {
-    const text = item.trim();
-    if (text.length === 0) continue;
+  for (const piece of pieces.filter((_, i) => i % 2 === 0)) {
+    const text = piece.trim();
     attributes ||= ATTRIBUTES.test(text);
     if (things.length > 0 && (attributes || CONTINUES.test(text))) things[things.length - 1] += `, ${text}`;
     else things.push(text);
   }
-  return things.length < MIN_LIST_ITEMS ? [part] : things.map((thing) => `${verb[1]} ${thing}`);
+  const standsAlone = (thing: string) =>
+    !/\bor\b/iu.test(thing) &&
+    (thing.match(/\p{L}{2,}/gu) ?? []).filter((word) => !DETERMINERS.has(word.toLowerCase())).length >= 2;
+  return things.length >= MIN_LIST_ITEMS && things.length <= MAX_LIST_ITEMS && things.every(standsAlone)
+    ? things.map((thing) => `${verb} ${thing}`)
+    : [part];
 }
 
 function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean): string[] {

@@ -17,8 +17,10 @@ export function stem(word: string): string {
   let w = plural(word);
   w = verbForm(w);
   if (w.endsWith("ly") && w.length - 2 >= MIN_STEM_LENGTH + 1) w = w.slice(0, -2);
-  // "difference" → "different", "dependence" → "dependent" (not -ance: "instance" is no "instant").
-  if (w.endsWith("ence") && w.length - 4 >= MIN_STEM_LENGTH + 1) w = `${w.slice(0, -2)}t`;
+  // "difference" → "different", "dependence" → "dependent", and "referenced" (now "referenc") →
+  // "referent" as "reference" is (not -ance: "instance" is no "instant").
+  if (/ence?$/.test(w) && w.replace(/e$/, "").length - 3 >= MIN_STEM_LENGTH + 1)
+    w = `${w.replace(/e$/, "").slice(0, -1)}t`;
   if (/ization$/.test(w) && w.length - 7 >= MIN_STEM_LENGTH) w = `${w.slice(0, -7)}ize`;
   else if (/ation$/.test(w) && w.length - 5 >= MIN_STEM_LENGTH) w = `${w.slice(0, -5)}ate`;
   else if (/[ts]ion$/.test(w) && w.length - 3 >= MIN_STEM_LENGTH + 1) w = w.slice(0, -3);

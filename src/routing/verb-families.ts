@@ -116,6 +116,8 @@ const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
  */
 const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
 const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
+/** What may come before the verb of a request: "please", 请, 帮我… */
+const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
 
 /**
  * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a
@@ -123,9 +125,22 @@ const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
  * "tell me" — the mark of a new request after "and" or 以及.
  */
 export function opensWithVerb(text: string): boolean {
-  const rest = text.replace(/^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu, "");
+  const rest = text.replace(POLITE, "");
   if (REQUEST_OPENER.test(rest) || rest.startsWith("把")) return true;
   const latin = FIRST_LATIN_WORD.exec(rest)?.[0].toLowerCase();
   if (latin) return VERB_OF.has(latin) || VERB_OF.has(stem(latin));
   return HAN_VERBS.some((word) => rest.startsWith(word));
+}
+
+/**
+ * The English action verb of a family the text opens with, its "please" included ("Please retrieve");
+ * none for a question or "tell me", "show me" (what follows them is no list of things to act on).
+ */
+export function leadingActionVerb(text: string): string | undefined {
+  const polite = POLITE.exec(text)?.[0].length ?? 0;
+  const rest = text.slice(polite);
+  const latin = FIRST_LATIN_WORD.exec(rest)?.[0];
+  if (latin === undefined || REQUEST_OPENER.test(rest)) return undefined;
+  const word = latin.toLowerCase();
+  return VERB_OF.has(word) || VERB_OF.has(stem(word)) ? text.slice(0, polite + latin.length) : undefined;
 }

@@ -95,18 +95,52 @@ describe("request parts", () => {
       "Please retrieve information about a subscriber with the ID 9wW",
       "Please retrieve details about a legal case",
     ]);
-    expect(splitParts("list the files, folders and repos in my home")).toEqual([
-      "list the files",
-      "list folders",
-      "list repos in my home",
+    expect(
+      splitParts("create a release for the web app, a tag of the last commit, and an issue for the docs"),
+    ).toEqual([
+      "create a release for the web app",
+      "create a tag of the last commit",
+      "create an issue for the docs",
     ]);
-    // Attributes of one thing, a phrase that goes on describing it, a date's commas: one thing each.
+    // One thing each: its attributes, the phrases describing it, a date's or a count's commas.
     for (const one of [
       "retrieve marketing analysis for the resort, including the target audience, market trends, and competitors",
       "create a scatter plot of the sales dataset, with Height on the x-axis and 9 on the y-axis",
       "analyze the insurance data from January 1, 2021 to December 31, 2021, and its claims",
+      "list the open issues, the stale branches, and 3 latest commits",
     ])
       expect(splitParts(one)).toEqual([one]);
+  });
+
+  it("leave whole a list that names no things to act on, one by one", () => {
+    for (const one of [
+      // places, people, addresses, folders, branches: what one thing is about, not things of their own
+      "get the weather in Paris, London and Tokyo",
+      "send a Slack message to Alice, Bob and Carol",
+      "find emails from a@x.com, b@x.com and c@x.com",
+      "list the files in src, test and docs",
+      "check the CI status of main, develop and release branches",
+      "search for invoices from March 3, April 5, and May 7",
+      // a question, alternatives, quotes, data
+      "how do I create a branch, a tag and a release",
+      "tell me the time in Paris, London and Tokyo",
+      "search GitHub, Slack, or Jira for the outage and incident report",
+      'commit with message "fix the typos, the lint errors and the flaky tests"',
+      "create a table with columns id, name and email",
+      // an "and" inside a thing: which "and" closes the list is not known
+      "retrieve the pros and cons, the cost and the timeline",
+      "get the temperature and humidity, the wind speed, and the UV index",
+      "show the commits between v1.0 and v2.0, the tags, and the branches",
+    ])
+      expect(splitParts(one)).toEqual([one]);
+    // A list of data, not requests: more things than MAX_LIST_ITEMS.
+    const many = `delete the draft ${Array.from({ length: 12 }, (_, i) => `the old file ${i}`).join(", ")}, and the last one`;
+    expect(splitParts(many)).toEqual([many]);
+    // A run of spaces is no quadratic search.
+    const spaces = `get ${" ".repeat(100_000)}and the rest`;
+    const started = performance.now();
+    splitParts(spaces);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it("offer a tool for each thing of a list asked for with one verb", () => {
@@ -130,7 +164,7 @@ describe("request parts", () => {
     // ask for: the offer was history_political, law_filing, law_judges.
     const offered = router
       .rankNow(
-        "I need help with research on Supreme Court legal cases. Please retrieve the political history of France, a subscriber's information, and the ruling and docket of the legal case 5678",
+        "I need help with research on Supreme Court legal cases. Please retrieve the political history of France, a subscriber's information, and the docket of the legal case 5678",
         { topK: 3 },
       )
       .map((tool) => tool.id);
