@@ -54,6 +54,20 @@ describe("embedding strategy", () => {
       expect.stringContaining("rain or sunny"),
       "storm warning tonight",
     ]);
+    // A server gone takes its tools' texts and vectors with it, in the strategy itself (the router
+    // would hide a stale one).
+    const strategy = new EmbeddingStrategy(new EmbeddingsClient({ baseURL: server.baseURL, model: MODEL }));
+    for (const name of new Set(FLEET_TOOLS.map((tool) => tool.server)))
+      strategy.setServerTools(
+        name,
+        FLEET_TOOLS.filter((tool) => tool.server === name),
+      );
+    const rain = { text: "will it rain tomorrow?" };
+    expect(ids(await strategy.rank(rain, { limit: 1 }))).toEqual(["weather_get_forecast"]);
+    strategy.setServerTools("weather", []);
+    const left = ids(await strategy.rank(rain, { limit: 100 }));
+    expect(left).toHaveLength(FLEET_TOOLS.length - weather.length);
+    expect(left.filter((id) => id.startsWith("weather_"))).toEqual([]);
   });
 
   it("sends batches of the configured size and asks for the configured dimensions", async () => {
