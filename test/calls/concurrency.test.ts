@@ -130,7 +130,10 @@ describe("the adaptive concurrency limit (the default)", () => {
   it("stays within concurrency.min and concurrency.max", async () => {
     const yard = await yardOf({
       capped: knee(["--base-ms", "2", "--knee", "1000"], { concurrency: { min: 2, max: 12, slackMs: 50 } }),
-      floored: knee(["--base-ms", "2", "--knee", "1"], { concurrency: { min: 6 } }),
+      // 20 ms × the calls in flight: two at once are past the threshold (20 ms + slackMs 5) already, so
+      // that a busy machine whose client reads answers late (the server then sees fewer in flight than
+      // the client counts) still finds it loaded; at 2 ms × n² it could find it idle at 2 and grow.
+      floored: knee(["--base-ms", "20", "--knee", "1", "--exponent", "1"], { concurrency: { min: 6 } }),
     });
     // The floored server's unloaded latency first, one call at a time (as a busy machine would not
     // show it at the first calls of 32 sent at once: the limit, judged on the quickest call, would
