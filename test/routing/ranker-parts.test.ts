@@ -144,21 +144,16 @@ describe("request parts", () => {
   });
 
   it("offer a tool for each thing of a list asked for with one verb", () => {
-    const tools: ToolDescriptor[] = [
-      ["history_political", "Retrieve information about the political history of a country"],
-      ["crm_subscriber", "Retrieve information about a specific subscriber"],
-      ["law_case", "Retrieve details about a legal case in a court"],
-      ["law_precedent", "Search legal precedents and case law of a Supreme Court"],
-      ["law_docket", "Get the docket of a Supreme Court case"],
-      ["law_judges", "List the judges of the Supreme Court and their legal cases"],
-      ["law_filing", "File a legal case with the Supreme Court"],
-      ["law_ruling", "Get the ruling of a Supreme Court legal case"],
-    ].map(([id, description]) => ({
-      id: id!,
-      server: id!.split("_")[0]!,
-      name: id!,
-      description: description!,
-    }));
+    const tools = [
+      toolOf("history", "political", "Retrieve information about the political history of a country"),
+      toolOf("crm", "subscriber", "Retrieve information about a specific subscriber"),
+      toolOf("law", "case", "Retrieve details about a legal case in a court"),
+      toolOf("law", "precedent", "Search legal precedents and case law of a Supreme Court"),
+      toolOf("law", "docket", "Get the docket of a Supreme Court case"),
+      toolOf("law", "judges", "List the judges of the Supreme Court and their legal cases"),
+      toolOf("law", "filing", "File a legal case with the Supreme Court"),
+      toolOf("law", "ruling", "Get the ruling of a Supreme Court legal case"),
+    ];
     const router = new Router(tools, { offerAllUpTo: 0 });
     // As one part, the list lost its subscriber to the law tools the first sentence and its last thing
     // ask for: the offer was history_political, law_filing, law_judges.
