@@ -7,9 +7,11 @@ import { BIGRAM_PREFIX, HAN, type Tokenize } from "./tokenizer.js";
 /**
  * General verb families of English and Chinese (from everyday usage, not from any data set). Words that
  * are as often nouns ("order", "book", "post", "record", "log") or something else ("add" two numbers) are
- * left out: they would tie a noun to an action; so are single Chinese characters (查 is "check", "look
- * up", "search" and "view" by turns: 查一下 … 订单 went to the one tool that says "search"), and so is 比较,
- * as often "rather" (我比较喜欢红酒, 我比较急) as "compare". A word belongs to one family.
+ * left out: they would tie a noun to an action; so is 查 (by turns "check", "look up", "search" and
+ * "view": 查一下 … 订单 went to the one tool that says "search"), and so is 比较, as often "rather"
+ * (我比较喜欢红酒, 我比较急) as "compare". The single Chinese characters here (读 找 搜 改 删 发 存 写 推 拉 切)
+ * count only where the segmenter leaves them standing alone: inside a word they are its characters. A
+ * word belongs to one family.
  */
 export const VERB_FAMILIES: Readonly<Record<string, string>> = {
   get: "get fetch retrieve obtain read load view show display 获取 读取 查看 获得 得到 调取 显示 读 看看",
