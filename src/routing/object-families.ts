@@ -114,8 +114,19 @@ const LONGEST_HAN = Math.max(
   ...[...FAMILY_OF_WORD.keys()].filter((word) => HAN.test(word)).map((word) => [...word].length),
 );
 
+/** Mentions made so far, by word: a family word's mention never changes, and requests repeat them. */
+const MENTIONS = new Map<string, ObjectMention>();
+
 /** A mention of `word` (a key of {@link FAMILY_OF_WORD}): how tools hold it, and its family's other words. */
 function mention(word: string): ObjectMention {
+  const known = MENTIONS.get(word);
+  if (known) return known;
+  const made = mentionOf(word);
+  MENTIONS.set(word, made);
+  return made;
+}
+
+function mentionOf(word: string): ObjectMention {
   const family = FAMILY_OF_WORD.get(word)!;
   const own = new Set(HAN.test(word) ? heldAs(word) : [word]);
   // Chinese words of three or more characters are not asked for: a tool holds them only as bigrams, and

@@ -80,10 +80,10 @@ export class QueryExpansion {
   }
 }
 
-/** The words of two or more pieces together. */
+/** The words of two or more pieces together, each once (a word's mention is one object). */
 export function allWords(pieces: readonly RequestWords[]): RequestWords {
   return {
-    objects: pieces.flatMap((piece) => piece.objects),
+    objects: [...new Set(pieces.flatMap((piece) => piece.objects))],
     capitals: [...new Set(pieces.flatMap((piece) => piece.capitals))],
   };
 }
