@@ -128,10 +128,12 @@ const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
  */
 export function opensWithVerb(text: string): boolean {
   const rest = text.replace(POLITE, "");
-  if (REQUEST_OPENER.test(rest) || rest.startsWith("把")) return true;
-  const latin = FIRST_LATIN_WORD.exec(rest)?.[0].toLowerCase();
-  if (latin) return VERB_OF.has(latin) || VERB_OF.has(stem(latin));
-  return HAN_VERBS.some((word) => rest.startsWith(word));
+  return (
+    REQUEST_OPENER.test(rest) ||
+    rest.startsWith("把") ||
+    leadingActionVerb(text) !== undefined ||
+    HAN_VERBS.some((word) => rest.startsWith(word))
+  );
 }
 
 /**
