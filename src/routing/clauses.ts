@@ -41,8 +41,42 @@ export function splitParts(text: string): string[] {
 /** One sentence's parts (see {@link splitParts}); a sentence with nothing to split is one part. */
 export function splitSentence(sentence: string): string[] {
   return splitAt(sentence, STRONG_JOIN, () => true)
-    .flatMap((piece) => splitAt(piece, WEAK_JOIN, opensWithVerb))
+    .flatMap((piece) => splitAt(piece, WEAK_JOIN, opensRequest))
     .flatMap(distributeVerb);
+}
+
+/**
+ * Words that may stand before "the", "it" and the like without being an action: determiners, quantifiers,
+ * adverbs of time, conjunctions, prepositions and auxiliaries ("and then the", "and if it", "with the",
+ * "has an average").
+ */
+const NOT_VERBS =
+  "a an the my our your his her its their this that these those some any all both each every either " +
+  "neither no not only just also even so too then now here there today tomorrow yesterday later soon " +
+  "again once maybe perhaps especially including if when whether because since while where how why who " +
+  "which what as than unless until although though after before during about above below over under " +
+  "into onto upon across between among against around via per like near behind beyond toward towards " +
+  "through throughout till with without within for of in on at to from by or and but nor is are was " +
+  "were be been has have had do does did will would can could should may might must shall";
+/**
+ * A lower-case English word used as a verb though no family holds it: it is followed by what it acts on
+ * — "…and email it to Dana", "…and attach it to the card", "…, put the top five on a page" — and is none
+ * of {@link NOT_VERBS}, nor a participle ("using the unit", "indicating it as") or an adverb in -ly
+ * ("particularly its growth rate"; apply, reply, supply and multiply are verbs).
+ * Capitalized words are names ("London and Paris the day after").
+ */
+const VERB_BY_ITS_OBJECT = new RegExp(
+  `^(?:please\\s+)?(?!(?:${NOT_VERBS.split(" ").join("|")})\\b|[a-z]+(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+` +
+    "(?:the|a|an|it|them|this|that|these|those|my|our|your|me|him|her|us|its|their)\\b",
+  "u",
+);
+
+/**
+ * True when what follows a weak join starts a request of its own: an action verb of a family, a question
+ * or "tell me" ({@link opensWithVerb}), or a word used as a verb by its object ({@link VERB_BY_ITS_OBJECT}).
+ */
+function opensRequest(rest: string): boolean {
+  return opensWithVerb(rest) || VERB_BY_ITS_OBJECT.test(rest);
 }
 
 /**

@@ -78,6 +78,52 @@ describe("request parts", () => {
     ]);
   });
 
+  it("cut where a word no family holds is used as a verb: it is followed by what it acts on", () => {
+    expect(splitParts("Create a payment link for the Pro plan and email it to dana@example.com")).toEqual([
+      "Create a payment link for the Pro plan",
+      "email it to dana@example.com",
+    ]);
+    expect(splitParts("Screenshot the landing page, attach it to the Trello card")).toEqual([
+      "Screenshot the landing page",
+      "attach it to the Trello card",
+    ]);
+    expect(splitParts("look up desks under $500 and please put the best five on a page")).toEqual([
+      "look up desks under $500",
+      "please put the best five on a page",
+    ]);
+    // Not a verb: a name, a determiner or quantifier, an adverb, a participle, an auxiliary.
+    for (const one of [
+      "compare the weather in London and Paris the day after tomorrow",
+      "get the diagnosis and the treatment",
+      "get the rates and all the fees",
+      "retrieve data on the corn seed, particularly its growth rate",
+      "analyze the file, indicating it as urgent",
+      "score a company that uses solar power, has an average emission of 50 g/km",
+    ])
+      expect(splitParts(one)).toEqual([one]);
+  });
+
+  it("offer a tool for a part whose verb no family holds", () => {
+    const tools = [
+      toolOf("stripe", "create_payment_link", "Create a payment link for a price of a product"),
+      toolOf("stripe", "create_price", "Create a price for a product"),
+      toolOf("stripe", "create_product", "Create a product"),
+      toolOf("stripe", "list_prices", "List the prices of a product"),
+      toolOf("stripe", "create_invoice", "Create an invoice for a customer"),
+      toolOf("stripe", "list_payment_links", "List the payment links"),
+      toolOf("gmail", "send_email", "Sends a new email"),
+      toolOf("gmail", "draft_email", "Draft a new email"),
+    ];
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    // As one part, the Stripe words took every place: the offer was create_payment_link, list_payment_links,
+    // create_price.
+    const offered = router
+      .rankNow("Create a payment link for the Pro plan price and email it to dana@example.com", { topK: 3 })
+      .map((tool) => tool.id);
+    expect(offered[0]).toBe("stripe_create_payment_link");
+    expect(offered.slice(1)).toContain("gmail_send_email");
+  });
+
   it("leave nouns joined by 'and' or a comma together", () => {
     expect(splitParts("get the temperature and humidity of Berlin")).toEqual([
       "get the temperature and humidity of Berlin",
