@@ -66,8 +66,9 @@ export class QueryExpansion {
     };
     if (synonyms) add(synonyms.expand(terms));
     for (const object of words.objects) {
-      // A Chinese word is held where all its bigrams are: at most as many tools as hold the rarest.
-      const held = Math.min(...object.heldAs.map(documentFrequency));
+      // A Chinese word is held where all its bigrams are: at most as many tools as hold the rarest. A
+      // thing named by a value's form (a path, a URL) has no word: its family's words always count.
+      const held = object.heldAs.length === 0 ? 0 : Math.min(...object.heldAs.map(documentFrequency));
       if (held <= MAX_OBJECT_DF) add(object.others.map((term) => ({ term, weight: 1 })));
     }
     if (acronyms && words.capitals.length > 0) {

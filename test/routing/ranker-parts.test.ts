@@ -351,6 +351,58 @@ describe("object families", () => {
     expect(objectsIn("文件夹", [])[0]!.others).toEqual(["folder", tokenize("directory")[0], "~目录"]);
   });
 
+  it("read what a value's form names: a path is a file, a URL a link, #name a channel", () => {
+    const kinds = (text: string) =>
+      objectsIn(text, [])
+        .filter((object) => object.heldAs.length === 0)
+        .map((object) => object.others[0]);
+    const file = tokenize("file")[0];
+    for (const path of [
+      "save it to ~/notes/rust.md",
+      "what is in ./build",
+      "list /usr/local/bin",
+      "读一下 D:\\报表\\5月销售.xlsx 的 Sheet1",
+      "fix src/http.ts",
+      "open q3_sales.xlsx",
+      "edit src/app.js",
+      "把~/blog/drafts下面的都挪走",
+    ])
+      expect(kinds(path)).toEqual([file]);
+    expect(kinds("grab https://linear.app/pricing")).toEqual(["url"]);
+    expect(kinds("see www.example.com")).toEqual(["url"]);
+    expect(kinds("post it in #oncall")).toEqual([tokenize("channel")[0]]);
+    // A file name inside a URL is the URL's; "/help" is a command; libraries, ratios, versions, a PR's
+    // number, C#, and an email address (as often a parameter as a message to send) name nothing.
+    for (const none of [
+      "grab https://x.io/pricing.html",
+      "/help me",
+      "compare Node.js and Next.js",
+      "a 3/4 ratio, an A/B test, and/or v1.2.3",
+      "review PR #482 in C#",
+      "invite bob@example.com",
+    ])
+      expect(kinds(none).filter((kind) => kind !== "url")).toEqual([]);
+    expect(kinds("grab https://x.io/pricing.html")).toEqual(["url"]);
+  });
+
+  it("offer the tool a value's kind asks for when no word names it", () => {
+    const tools = [
+      toolOf("filesystem", "write_file", "Write content to a file"),
+      toolOf("notion", "create_page", "Create a page from markdown content"),
+      toolOf("notion", "append_markdown", "Append markdown to a page"),
+      toolOf("fetch", "fetch_markdown", "Fetch a web page and return its content as markdown"),
+      toolOf("slack", "post_message", "Send a message to a channel"),
+      toolOf("github", "add_comment", "Post a comment on an issue"),
+      toolOf("blog", "publish_post", "Publish a new post with a number of tags"),
+      toolOf("mysql", "query", "Run a SQL query on the database"),
+    ];
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    const first = (request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
+    // Without the kinds: notion_append_markdown and blog_publish_post.
+    expect(first("keep the summary as markdown at ~/notes/rust.md")).toBe("filesystem_write_file");
+    expect(first("post the number in #growth")).toBe("slack_post_message");
+  });
+
   it("leave a word the catalog itself uses alone: its own tools are evidence enough", () => {
     // "ticket" names three tools: it does not also ask for "issue".
     const ticketing: ToolDescriptor[] = [

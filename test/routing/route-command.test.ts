@@ -272,7 +272,7 @@ describe("switchyard route eval --rewrite", () => {
       const asked = String(request.messages[1]?.content ?? "");
       if (request.messages[0]?.content !== REWRITE_INSTRUCTIONS) return { status: 400 };
       if (asked.includes("cash")) return { content: '```json\n["refund an order"]\n```' };
-      if (asked.includes("notes")) return { content: '["read file contents"]' };
+      if (asked.includes("jotted")) return { content: '["read file contents"]' };
       return { content: "no idea" };
     });
     try {
@@ -288,7 +288,7 @@ describe("switchyard route eval --rewrite", () => {
           query: "I want my cash back for the thing I bought, number 7",
           expected: ["orders_refund_order"],
         },
-        { id: "notes", query: "what did I write in notes.txt", expected: ["fs_read_file"] },
+        { id: "notes", query: "what have I jotted down so far", expected: ["fs_read_file"] },
         { id: "odd", query: "Post a message to the team channel", expected: ["slack_post_message"] },
       ];
       writeFileSync(queries, set.map((query) => JSON.stringify(query)).join("\n"));
@@ -308,7 +308,7 @@ describe("switchyard route eval --rewrite", () => {
       expect(json.code).toBe(0);
       const result = JSON.parse(json.stdout) as Record<string, number> & { rewrite: Record<string, number> };
       expect(result.n).toBe(3);
-      // The raw request finds nothing for "notes.txt"; its rewrite "read file contents" does.
+      // The raw request finds nothing for "jotted down"; its rewrite "read file contents" does.
       expect(result.recallAt5).toBeCloseTo(2 / 3);
       expect(result.rewrite).toMatchObject({
         recallAt5: 1,
