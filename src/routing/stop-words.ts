@@ -12,7 +12,7 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   would you your yours yourself yourselves also e g eg etc ie may might must shall let lets please
   want wants need needs like would i'd i'm it's can't don't
   additionally furthermore moreover besides finally lastly firstly secondly thirdly afterwards
-  specifically particularly kindly thank thanks hello hi`.split(/\s+/),
+  specifically particularly kindly thank thanks hello hi many much`.split(/\s+/),
 );
 
 /**
