@@ -58,6 +58,8 @@ const NOT_VERBS =
   "into onto upon across between among against around via per like near behind beyond toward towards " +
   "through throughout till with without within for of in on at to from by or and but nor is are was " +
   "were be been has have had do does did will would can could should may might must shall";
+/** What follows a verb as the thing it acts on: a determiner or a pronoun. */
+const ITS_OBJECT = "(?:the|a|an|it|them|this|that|these|those|my|our|your|me|him|her|us|its|their)\\b";
 /**
  * A lower-case English word used as a verb though no family holds it: it is followed by what it acts on
  * — "…and email it to Dana", "…and attach it to the card", "…, put the top five on a page" — and is none
@@ -66,10 +68,26 @@ const NOT_VERBS =
  * Capitalized words are names ("London and Paris the day after").
  */
 const VERB_BY_ITS_OBJECT = new RegExp(
-  `^(?:please\\s+)?(?!(?:${NOT_VERBS.split(" ").join("|")})\\b|[a-z]+(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+` +
-    "(?:the|a|an|it|them|this|that|these|those|my|our|your|me|him|her|us|its|their)\\b",
+  `^(?:please\\s+)?(?!(?:${NOT_VERBS.split(" ").join("|")})\\b|[a-z]+(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+${ITS_OBJECT}`,
   "u",
 );
+/**
+ * Nouns of sending used as verbs, with what they act on: "email it to Dana", "please text them", "ping her
+ * on Slack" — a message to send, which the send family's words ask for.
+ */
+const SENT_AS = new RegExp(
+  `^(?:please\\s+)?(?:e-?mail|mail|message|text|ping|dm|slack)\\s+${ITS_OBJECT}`,
+  "iu",
+);
+
+/**
+ * A part as the ranking reads it: one that opens with a noun of sending used as a verb ({@link SENT_AS})
+ * says "send" first, so that "email the links to Maya" asks for a tool that sends an email, not one that
+ * searches them.
+ */
+export function withImpliedAction(part: string): string {
+  return SENT_AS.test(part) ? `send ${part}` : part;
+}
 
 /**
  * True when what follows a weak join starts a request of its own: an action verb of a family, a question

@@ -160,13 +160,30 @@ const FILE_FORM = new RegExp(
   "u",
 );
 /**
+ * Extensions that name what a file holds, by the family of that thing: `q3.xlsx` is a spreadsheet (the Excel
+ * server's tools say "Excel", never "xlsx"), `deck.pptx` slides, `cat.png` an image.
+ */
+const EXTENSION_FAMILIES: Readonly<Record<string, string>> = {
+  spreadsheet: "xlsx?|xlsm|ods",
+  slides: "pptx?|odp",
+  document: "docx?|odt|rtf",
+  image: "png|jpe?g|gif|webp|heic|bmp|tiff?",
+  video: "mp4|mov|mkv|avi|webm",
+  music: "mp3|wav|flac|m4a|ogg",
+};
+/**
  * Values whose form names the thing they are, with no word for it: a path is a file ("save it to
- * ~/notes/rust.md"), a URL a link ("grab https://…/pricing"), "#name" a chat channel ("post it in
- * #oncall"). Not an email address: one is as often a parameter (a customer's, an invitee's) as a
- * message to send (it cost recall on both 58-server sets).
+ * ~/notes/rust.md") and its extension may say what it holds ({@link EXTENSION_FAMILIES}), a URL is a
+ * link ("grab https://…/pricing"), "#name" a chat channel ("post it in #oncall"). Not an email address:
+ * one is as often a parameter (a customer's, an invitee's) as a message to send (it cost recall on both
+ * 58-server sets).
  */
 const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
   { form: FILE_FORM, family: "file" },
+  ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
+    form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions})(?![\p{L}\p{N}_])`, "iu"),
+    family,
+  })),
   { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
   { form: /(?<![\p{L}\p{N}_&#])#\p{L}[\p{L}\p{N}_-]*/u, family: "channel" },
 ];

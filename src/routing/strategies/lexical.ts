@@ -9,7 +9,7 @@ import {
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
-import { splitClauses, splitSentence } from "../clauses.js";
+import { splitClauses, splitSentence, withImpliedAction } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
 import { allWords, QueryExpansion, type RequestWords } from "../query-expansion.js";
 import { RequiredParams } from "../required-params.js";
@@ -179,7 +179,8 @@ export class LexicalStrategy implements RoutingStrategy {
     const clauses: Array<{ terms: string[]; words: RequestWords }> = [];
     for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
       const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
-      for (const piece of pieces) {
+      for (const said of pieces) {
+        const piece = withImpliedAction(said);
         const terms = this.#tokenize(piece);
         clauses.push({ terms, words: this.#expansion.wordsOf(piece, terms) });
       }
