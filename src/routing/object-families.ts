@@ -73,7 +73,7 @@ export const OBJECT_FAMILIES: Readonly<Record<string, string>> = {
   encyclopedia: "encyclopedia wikipedia wiki 百科 维基",
   recipe: "recipe 菜谱 食谱",
   hotel: "hotel 酒店 宾馆",
-  flight: "flight 航班 机票",
+  flight: "flight airplane 航班 机票 飞机",
   train: "train railway 火车 列车 高铁",
   compress: "compress zip gzip 压缩",
   news: "news 新闻",
@@ -174,9 +174,11 @@ const EXTENSION_FAMILIES: Readonly<Record<string, string>> = {
 /**
  * Values whose form names the thing they are, with no word for it: a path is a file ("save it to
  * ~/notes/rust.md") and its extension may say what it holds ({@link EXTENSION_FAMILIES}), a URL is a
- * link ("grab https://…/pricing"), "#name" a chat channel ("post it in #oncall"). Not an email address:
- * one is as often a parameter (a customer's, an invitee's) as a message to send (it cost recall on both
- * 58-server sets).
+ * link ("grab https://…/pricing"), "#name" a chat channel ("post it in #oncall"), an airline's code and a
+ * number a flight ("is CA981 on time?", "MU5137 几点起飞", "3U8633": two letters, or a digit and a letter,
+ * then two to four digits, the first not 0: "WH001" and the cell "A1234" are no flights). Not an email
+ * address: one is as often a parameter (a customer's, an invitee's) as a message to send (it cost recall
+ * on both 58-server sets).
  */
 const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
   { form: FILE_FORM, family: "file" },
@@ -186,6 +188,10 @@ const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
   })),
   { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
   { form: /(?<![\p{L}\p{N}_&#])#\p{L}[\p{L}\p{N}_-]*/u, family: "channel" },
+  {
+    form: /(?<![\p{L}\p{N}_-])(?:[A-Z]{2}|\d[A-Z])[1-9]\d{1,3}(?![\p{L}\p{N}_-])/u,
+    family: "flight",
+  },
 ];
 
 /** The mention of a thing named by a value: its family's every word, as a tool's text holds it. */

@@ -396,6 +396,10 @@ describe("object families", () => {
     expect(kinds("grab https://linear.app/pricing")).toEqual(["url"]);
     expect(kinds("see www.example.com")).toEqual(["url"]);
     expect(kinds("post it in #oncall")).toEqual([tokenize("channel")[0]]);
+    for (const flight of ["is CA981 on time?", "MU5137 几点起飞", "rebook me on 3U8633"])
+      expect(kinds(flight)).toEqual(["flight"]);
+    for (const none of ["ship WH001 and VM001", "cell A1234", "a BRCA1 test", "the XR500-2 lens"])
+      expect(kinds(none)).toEqual([]);
     // A file name inside a URL is the URL's; "/help" is a command; libraries, ratios, versions, a PR's
     // number, C#, and an email address (as often a parameter as a message to send) name nothing.
     for (const none of [
