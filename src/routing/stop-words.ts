@@ -1,6 +1,8 @@
 /**
- * English words too common to tell tools apart: articles, pronouns, auxiliaries, prepositions and the
- * politeness of requests ("please", "could you"). Lower-case, before stemming.
+ * English words too common to tell tools apart: articles, pronouns, auxiliaries, prepositions, the
+ * politeness of requests ("please", "could you"), and light words that name no tool's thing though tool
+ * names hold them ("how many" is no `insert-many`, "put it on my calendar" no HTTP PUT). Lower-case,
+ * before stemming.
  */
 export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at be because been before being below
@@ -12,7 +14,7 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   would you your yours yourself yourselves also e g eg etc ie may might must shall let lets please
   want wants need needs like would i'd i'm it's can't don't
   additionally furthermore moreover besides finally lastly firstly secondly thirdly afterwards
-  specifically particularly kindly thank thanks hello hi many much`.split(/\s+/),
+  specifically particularly kindly thank thanks hello hi many much put`.split(/\s+/),
 );
 
 /**
