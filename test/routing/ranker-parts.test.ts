@@ -27,6 +27,10 @@ const toolOf = (server: string, name: string, description: string): ToolDescript
 /** The id of the tool a router ranks first for a request, if any. */
 const top = (router: Router, request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
 
+/** The ids of the first `k` tools a router over `tools` (none offered whole) ranks for a request. */
+const offeredBy = (tools: ToolDescriptor[], request: string, k: number) =>
+  new Router(tools, { offerAllUpTo: 0 }).rankNow(request, { topK: k }).map((tool) => tool.id);
+
 describe("request parts", () => {
   it("cut a sentence where a conjunction starts another request, in English and Chinese", () => {
     expect(splitParts("what time is it and save a note that I called the dentist")).toEqual([
@@ -114,12 +118,13 @@ describe("request parts", () => {
       toolOf("gmail", "send_email", "Sends a new email"),
       toolOf("gmail", "draft_email", "Draft a new email"),
     ];
-    const router = new Router(tools, { offerAllUpTo: 0 });
     // As one part, the Stripe words took every place: the offer was create_payment_link, list_payment_links,
     // create_price.
-    const offered = router
-      .rankNow("Create a payment link for the Pro plan price and email it to dana@example.com", { topK: 3 })
-      .map((tool) => tool.id);
+    const offered = offeredBy(
+      tools,
+      "Create a payment link for the Pro plan price and email it to dana@example.com",
+      3,
+    );
     expect(offered).toContain("stripe_create_payment_link");
     expect(offered).toContain("gmail_send_email");
   });
@@ -140,11 +145,8 @@ describe("request parts", () => {
       toolOf("gmail", "read_email", "Read an email"),
       toolOf("hotels", "search_hotels", "Search for hotels in a city"),
     ];
-    const router = new Router(tools, { offerAllUpTo: 0 });
     // Without it: airbnb_search, gmail_search_emails, gmail_read_email.
-    const offered = router
-      .rankNow("find 3 airbnbs in Lisbon and email the links to Maya", { topK: 3 })
-      .map((tool) => tool.id);
+    const offered = offeredBy(tools, "find 3 airbnbs in Lisbon and email the links to Maya", 3);
     expect(offered).toContain("gmail_send_email");
     expect(offered).toContain("airbnb_search");
   });
@@ -426,10 +428,9 @@ describe("object families", () => {
       toolOf("mysql", "query", "Run a SQL query on the database"),
     ];
     const router = new Router(tools, { offerAllUpTo: 0 });
-    const first = (request: string) => router.rankNow(request, { topK: 1 })[0]?.id;
     // Without the kinds: notion_append_markdown and blog_publish_post.
-    expect(first("keep the summary as markdown at ~/notes/rust.md")).toBe("filesystem_write_file");
-    expect(first("post the number in #growth")).toBe("slack_post_message");
+    expect(top(router, "keep the summary as markdown at ~/notes/rust.md")).toBe("filesystem_write_file");
+    expect(top(router, "post the number in #growth")).toBe("slack_post_message");
   });
 
   it("read what a file's extension says it holds, where the catalog's file tools name the extension", () => {
@@ -449,12 +450,9 @@ describe("object families", () => {
       toolOf("excel", "write_to_sheet", "Write values to an Excel sheet"),
       toolOf("notes", "append", "Append a line to a note"),
     ];
-    const router = new Router(tools, { offerAllUpTo: 0 });
     // "xlsx" is in three tools, too many to ask for its family; the extension asks for it anyway.
     // Without it: desktop_write_file, desktop_read_file, parser_parse.
-    const offered = router
-      .rankNow("add a row with today's total to ~/finance/q3.xlsx", { topK: 3 })
-      .map((tool) => tool.id);
+    const offered = offeredBy(tools, "add a row with today's total to ~/finance/q3.xlsx", 3);
     expect(offered.some((id) => id.startsWith("excel_"))).toBe(true);
   });
 
