@@ -1,3 +1,4 @@
+import { DETERMINERS, opensWithWordAsVerb } from "./used-as-verb.js";
 import { leadingActionVerb, opensWithVerb } from "./verb-families.js";
 
 /** Sentence ends in English and Chinese, semicolons and line breaks; a period only before a space. */
@@ -46,55 +47,11 @@ export function splitSentence(sentence: string): string[] {
 }
 
 /**
- * Words that may stand before "the", "it" and the like without being an action: determiners, quantifiers,
- * adverbs of time, conjunctions, prepositions and auxiliaries ("and then the", "and if it", "with the",
- * "has an average").
- */
-const NOT_VERBS =
-  "a an the my our your his her its their this that these those some any all both each every either " +
-  "neither no not only just also even so too then now here there today tomorrow yesterday later soon " +
-  "again once maybe perhaps especially including if when whether because since while where how why who " +
-  "which what as than unless until although though after before during about above below over under " +
-  "into onto upon across between among against around via per like near behind beyond toward towards " +
-  "through throughout till with without within for of in on at to from by or and but nor is are was " +
-  "were be been has have had do does did will would can could should may might must shall";
-/** What follows a verb as the thing it acts on: a determiner or a pronoun. */
-const ITS_OBJECT = "(?:the|a|an|it|them|this|that|these|those|my|our|your|me|him|her|us|its|their)\\b";
-/**
- * A lower-case English word used as a verb though no family holds it: it is followed by what it acts on
- * — "…and email it to Dana", "…and attach it to the card", "…, put the top five on a page" — and is none
- * of {@link NOT_VERBS}, nor a participle ("using the unit", "indicating it as") or an adverb in -ly
- * ("particularly its growth rate"; apply, reply, supply and multiply are verbs).
- * Capitalized words are names ("London and Paris the day after").
- */
-const VERB_BY_ITS_OBJECT = new RegExp(
-  `^(?:please\\s+)?(?!(?:${NOT_VERBS.split(" ").join("|")})\\b|[a-z]+(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+${ITS_OBJECT}`,
-  "u",
-);
-/**
- * Nouns of sending used as verbs, with what they act on: "email it to Dana", "please text them", "ping her
- * on Slack" — a message to send, which the send family's words ask for.
- */
-const SENT_AS = new RegExp(
-  `^(?:please\\s+)?(?:e-?mail|mail|message|text|ping|dm|slack)\\s+${ITS_OBJECT}`,
-  "iu",
-);
-
-/**
- * A part as the ranking reads it: one that opens with a noun of sending used as a verb ({@link SENT_AS})
- * says "send" first, so that "email the links to Maya" asks for a tool that sends an email, not one that
- * searches them.
- */
-export function withImpliedAction(part: string): string {
-  return SENT_AS.test(part) ? `send ${part}` : part;
-}
-
-/**
  * True when what follows a weak join starts a request of its own: an action verb of a family, a question
- * or "tell me" ({@link opensWithVerb}), or a word used as a verb by its object ({@link VERB_BY_ITS_OBJECT}).
+ * or "tell me" ({@link opensWithVerb}), or a word used as a verb ({@link opensWithWordAsVerb}).
  */
 function opensRequest(rest: string): boolean {
-  return opensWithVerb(rest) || VERB_BY_ITS_OBJECT.test(rest);
+  return opensWithVerb(rest) || opensWithWordAsVerb(rest);
 }
 
 /**
@@ -108,10 +65,6 @@ const ATTRIBUTES = /^(?:including|such\s+as|like|namely|specifically|especially)
 /** A list item that goes on describing the thing before it (a phrase, a number) rather than naming another. */
 const CONTINUES =
   /^(?:\d|(?:with|without|for|on|in|at|from|to|by|of|into|using|which|that|where|when|while|if|or|but|so|as|etc)\b)/iu;
-/** Words that only point at a thing; a thing needs two other words to stand as a request of its own. */
-const DETERMINERS = new Set(
-  "a an the my our your his her its their this that these those some any all each every".split(" "),
-);
 /** Fewest things a list must name for each to be a request of its own: "the temperature and humidity" is one. */
 const MIN_LIST_ITEMS = 3;
 /** Most: past it a list is data (ids, columns, names), not requests. */

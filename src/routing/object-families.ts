@@ -2,7 +2,7 @@
 // `list_directory` lists. Used on the request's side only: a request's word that the catalog barely uses
 // also asks for the other words of its family, so a Chinese request meets a server written in English
 // (截图 → `screenshot`) and "folder" meets `list_directory`, while a catalog that says the request's own
-// words ranks as before. A value may name its thing with no word: a path is a file, a URL a link.
+// words ranks as before. A value may name its thing with no word (value-forms.ts): a path is a file.
 import { stem } from "./stem.js";
 import { BIGRAM_PREFIX, HAN } from "./tokenizer.js";
 
@@ -84,13 +84,15 @@ export const OBJECT_FAMILIES: Readonly<Record<string, string>> = {
 
 const HAN_RUN = /\p{Script=Han}+/gu;
 
-/** A word of a request that names a thing tools act on, or a value whose form names it (see {@link VALUE_FORMS}). */
+/** A word of a request that names a thing tools act on, or a value whose form names it (value-forms.ts). */
 export interface ObjectMention {
   /**
    * The terms a tool's text holds the word as: its stem, a Chinese character, or a Chinese word's
    * bigrams; none for a value.
    */
   heldAs: readonly string[];
+  /** Named by a value, not a word: its family's words are asked for however many tools hold them. */
+  fromValue?: true;
   /** The other words of its family, as a tool's text holds them (stems, characters, bigrams). */
   others: readonly string[];
 }
@@ -141,72 +143,10 @@ function mentionOf(word: string): ObjectMention {
   return { heldAs: [...own], others: [...new Set(others)] };
 }
 
-/** Extensions that make a name a file's: documents, data, images, code, archives. */
-const FILE_EXTENSIONS =
-  "md txt json ya?ml csv tsv xlsx? docx? pptx? pdf png jpe?g gif svg html? css log sql zip gz tar toml ini " +
-  "xml ts tsx py go rs java rb sh";
-/** What a value starts after: not inside a word, a number, a path or a URL. */
-const VALUE_START = String.raw`(?<![\p{L}\p{N}_.\/\\-])`;
-/**
- * A path or a file's name: `~/notes`, `./src`, `/usr/local/bin` (two parts at least: "/help" is a command),
- * `D:\reports`, `src/http.ts`, `q3_sales.xlsx`; a `.js` name only with a folder (Node.js, Next.js are
- * libraries).
- */
-const FILE_FORM = new RegExp(
-  VALUE_START +
-    String.raw`(?:(?:~|\.{1,2})[\/\\][^\s\/\\]|[\/\\][^\s\/\\]+[\/\\][^\s\/\\]|[A-Za-z]:\\|` +
-    String.raw`[\p{L}\p{N}_.-]+(?:[\/\\][\p{L}\p{N}_.-]+)*\.(?:${FILE_EXTENSIONS.replaceAll(" ", "|")})(?![\p{L}\p{N}_\/])|` +
-    String.raw`[\p{L}\p{N}_.-]+(?:[\/\\][\p{L}\p{N}_.-]+)+\.[mc]?js(?![\p{L}\p{N}_\/]))`,
-  "u",
-);
-/**
- * Extensions that name what a file holds, by the family of that thing: `q3.xlsx` is a spreadsheet (the Excel
- * server's tools say "Excel", never "xlsx"), `deck.pptx` slides, `cat.png` an image.
- */
-const EXTENSION_FAMILIES: Readonly<Record<string, string>> = {
-  spreadsheet: "xlsx?|xlsm|ods",
-  slides: "pptx?|odp",
-  document: "docx?|odt|rtf",
-  image: "png|jpe?g|gif|webp|heic|bmp|tiff?",
-  video: "mp4|mov|mkv|avi|webm",
-  music: "mp3|wav|flac|m4a|ogg",
-};
-/**
- * Values whose form names the thing they are, with no word for it: a path is a file ("save it to
- * ~/notes/rust.md") and its extension may say what it holds ({@link EXTENSION_FAMILIES}), a URL is a
- * link ("grab https://…/pricing"), "#name" a chat channel ("post it in #oncall"), an airline's code and a
- * number a flight ("is CA981 on time?", "MU5137 几点起飞", "3U8633": two letters, or a digit and a letter,
- * then two to four digits, the first not 0: "WH001" and the cell "A1234" are no flights). Not an email
- * address: one is as often a parameter (a customer's, an invitee's) as a message to send (it cost recall
- * on both 58-server sets).
- */
-const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
-  { form: FILE_FORM, family: "file" },
-  ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
-    form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions})(?![\p{L}\p{N}_])`, "iu"),
-    family,
-  })),
-  { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
-  { form: /(?<![\p{L}\p{N}_&#])#\p{L}[\p{L}\p{N}_-]*/u, family: "channel" },
-  {
-    form: /(?<![\p{L}\p{N}_-])(?:[A-Z]{2}|\d[A-Z])[1-9]\d{1,3}(?![\p{L}\p{N}_-])/u,
-    family: "flight",
-  },
-];
-
-/** The mention of a thing named by a value: its family's every word, as a tool's text holds it. */
-const VALUE_MENTIONS: ReadonlyMap<string, ObjectMention> = new Map(
-  VALUE_FORMS.map(({ family }) => [
-    family,
-    { heldAs: [], others: [...new Set(OBJECT_FAMILIES[family]!.split(/\s+/).flatMap(heldAs))] },
-  ]),
-);
-
 /**
  * The things a request's text names: English words among its terms (stemmed, as the tokenizer writes
  * them), Chinese words found in its text longest first, so that 知识图谱 is a graph and not also a picture
- * (图), and 文件夹 a folder and not also a file (文件), however the segmenter cut them; and the things its
- * values are ({@link VALUE_FORMS}).
+ * (图), and 文件夹 a folder and not also a file (文件), however the segmenter cut them.
  */
 export function objectsIn(text: string, terms: readonly string[]): ObjectMention[] {
   const words = new Set<string>();
@@ -220,8 +160,22 @@ export function objectsIn(text: string, terms: readonly string[]): ObjectMention
       i += Math.max(length, 1);
     }
   }
-  const values = VALUE_FORMS.filter(({ form }) => form.test(text)).map(
-    ({ family }) => VALUE_MENTIONS.get(family)!,
-  );
-  return [...[...words].map(mention), ...values];
+  return [...words].map(mention);
 }
+
+/**
+ * The mention of a thing a value names (value-forms.ts): its family's every word, as a tool's text holds
+ * it, asked for whatever the catalog holds.
+ */
+export function valueMention(family: string): ObjectMention {
+  const known = VALUE_MENTIONS.get(family);
+  if (known) return known;
+  const made: ObjectMention = {
+    heldAs: [],
+    others: [...new Set(OBJECT_FAMILIES[family]!.split(/\s+/).flatMap(heldAs))],
+    fromValue: true,
+  };
+  VALUE_MENTIONS.set(family, made);
+  return made;
+}
+const VALUE_MENTIONS = new Map<string, ObjectMention>();

@@ -9,6 +9,7 @@ import type { CatalogAcronyms } from "./catalog-acronyms.js";
 import type { CatalogSynonyms } from "./catalog-synonyms.js";
 import { type ObjectMention, objectsIn } from "./object-families.js";
 import { ENGLISH_STOP_WORDS } from "./stop-words.js";
+import { valuesIn } from "./value-forms.js";
 
 /**
  * Most tools that may hold a request's word for it to ask for its object family's other words too: a
@@ -25,7 +26,7 @@ const CAPITALIZED = /(?<![\p{Script=Latin}\p{N}_-])(\p{Lu}{2,3})s?(?![\p{Script=
 
 /** What a piece of a request says beyond its terms, read from its text. */
 export interface RequestWords {
-  /** The things it names (object-families.ts). */
+  /** The things it names, by a word (object-families.ts) or by a value's form (value-forms.ts). */
   objects: readonly ObjectMention[];
   /** Its words in capitals, lower-cased: acronyms, maybe ("PR #318" → `pr`). */
   capitals: readonly string[];
@@ -50,7 +51,7 @@ export class QueryExpansion {
   /** What a piece of a request says beyond its terms (`terms`: its tokens). */
   wordsOf(text: string, terms: readonly string[]): RequestWords {
     return {
-      objects: this.#parts.objects ? objectsIn(text, terms) : [],
+      objects: this.#parts.objects ? [...objectsIn(text, terms), ...valuesIn(text)] : [],
       capitals: this.#parts.acronyms ? capitalized(text) : [],
     };
   }
@@ -68,7 +69,7 @@ export class QueryExpansion {
     for (const object of words.objects) {
       // A Chinese word is held where all its bigrams are: at most as many tools as hold the rarest. A
       // thing named by a value's form (a path, a URL) has no word: its family's words always count.
-      const held = object.heldAs.length === 0 ? 0 : Math.min(...object.heldAs.map(documentFrequency));
+      const held = object.fromValue ? 0 : Math.min(...object.heldAs.map(documentFrequency));
       if (held <= MAX_OBJECT_DF) add(object.others.map((term) => ({ term, weight: 1 })));
     }
     if (acronyms && words.capitals.length > 0) {

@@ -1,8 +1,9 @@
 /**
  * English words too common to tell tools apart: articles, pronouns, auxiliaries, prepositions, the
  * politeness of requests ("please", "could you"), and light words that name no tool's thing though tool
- * names hold them ("how many" is no `insert-many`, "put it on my calendar" no HTTP PUT). Lower-case,
- * before stemming.
+ * names hold them ("how many" is no `insert-many`, "put it on my calendar" no HTTP PUT; the cost: "an
+ * HTTP PUT request" no longer tells `playwright_put` from `playwright_post` by the method's name).
+ * Lower-case, before stemming.
  */
 export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at be because been before being below

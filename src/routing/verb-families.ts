@@ -119,7 +119,7 @@ const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
 const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
 const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
 /** What may come before the verb of a request: "please", 请, 帮我… */
-const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
+export const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
 
 /**
  * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a

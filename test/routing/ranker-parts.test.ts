@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CatalogAcronyms } from "../../src/routing/catalog-acronyms.js";
 import { CatalogSynonyms } from "../../src/routing/catalog-synonyms.js";
-import { splitParts, withImpliedAction } from "../../src/routing/clauses.js";
+import { splitParts } from "../../src/routing/clauses.js";
 import { serverRecallAt } from "../../src/routing/metrics.js";
 import { OBJECT_FAMILIES, objectsIn } from "../../src/routing/object-families.js";
 import { Router } from "../../src/routing/router.js";
@@ -9,6 +9,8 @@ import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { tokenize } from "../../src/routing/tokenizer.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
 import { toolText } from "../../src/routing/tool-text.js";
+import { withImpliedAction } from "../../src/routing/used-as-verb.js";
+import { valuesIn } from "../../src/routing/value-forms.js";
 import {
   opensWithVerb,
   VERB_FAMILIES,
@@ -135,8 +137,17 @@ describe("request parts", () => {
     expect(withImpliedAction("ping her on Slack with the details")).toBe(
       "send ping her on Slack with the details",
     );
-    for (const same of ["email address of Bob", "check my email", "text analysis of the file"])
+    for (const same of [
+      "email address of Bob",
+      "check my email",
+      "text analysis of the file",
+      "ping the staging server to see if it is up",
+    ])
       expect(withImpliedAction(same)).toBe(same);
+    expect(splitParts("find the report and ping her on Slack")).toEqual([
+      "find the report",
+      "ping her on Slack",
+    ]);
     const tools = [
       toolOf("airbnb", "search", "Search for Airbnb listings in a city"),
       toolOf("airbnb", "listing_details", "Get the details of a listing"),
@@ -149,6 +160,28 @@ describe("request parts", () => {
     const offered = offeredBy(tools, "find 3 airbnbs in Lisbon and email the links to Maya", 3);
     expect(offered).toContain("gmail_send_email");
     expect(offered).toContain("airbnb_search");
+  });
+
+  it("leave out light words that name no tool's thing though tool names hold them: many, much, put", () => {
+    expect(tokenize("how many, how much, put it")).toEqual([]);
+    const tools = [
+      toolOf("jira", "jira_put", "Replace Jira resources (full update)"),
+      toolOf("http", "put", "Perform an HTTP PUT request"),
+      toolOf("calendar", "create_event", "Create a new calendar event"),
+      toolOf("calendar", "list_events", "List the events of a calendar"),
+      toolOf("calendar", "get_freebusy", "Query free/busy information for calendars"),
+      toolOf("mongo", "insert_many", "Insert many documents into a collection"),
+      toolOf("mysql", "query", "Run a SQL query"),
+    ];
+    // With them: http_put, jira_jira_put, calendar_list_events; and mongo_insert_many second.
+    expect(offeredBy(tools, "put a dentist appointment on my calendar for Friday", 3)).toEqual([
+      "calendar_list_events",
+      "calendar_create_event",
+      "calendar_get_freebusy",
+    ]);
+    expect(offeredBy(tools, "how many signups did we get yesterday in the mysql db", 3)).not.toContain(
+      "mongo_insert_many",
+    );
   });
 
   it("leave nouns joined by 'and' or a comma together", () => {
@@ -376,13 +409,11 @@ describe("object families", () => {
     expect(words("一张图")).toEqual(["图"]);
     expect(words("Show the folder")).toEqual(["folder"]);
     expect(objectsIn("文件夹", [])[0]!.others).toEqual(["folder", tokenize("directory")[0], "~目录"]);
+    expect(objectsIn("哪班飞机最便宜", [])[0]!.others).toContain("flight");
   });
 
   it("read what a value's form names: a path is a file, a URL a link, #name a channel", () => {
-    const kinds = (text: string) =>
-      objectsIn(text, [])
-        .filter((object) => object.heldAs.length === 0)
-        .map((object) => object.others[0]);
+    const kinds = (text: string) => valuesIn(text).map((object) => object.others[0]);
     const file = tokenize("file")[0];
     for (const path of [
       "save it to ~/notes/rust.md",
@@ -398,22 +429,32 @@ describe("object families", () => {
     expect(kinds("grab https://linear.app/pricing")).toEqual(["url"]);
     expect(kinds("see www.example.com")).toEqual(["url"]);
     expect(kinds("post it in #oncall")).toEqual([tokenize("channel")[0]]);
-    for (const flight of ["is CA981 on time?", "MU5137 几点起飞", "rebook me on 3U8633"])
+    expect(kinds("READ ~/NOTES/TODO.TXT")).toEqual([file]);
+    for (const flight of ["is CA981 on time?", "查一下MU5137的状态", "UA1234 from SFO"])
       expect(kinds(flight)).toEqual(["flight"]);
-    for (const none of ["ship WH001 and VM001", "cell A1234", "a BRCA1 test", "the XR500-2 lens"])
+    // Codes like flight numbers that are years, standards or cells are none.
+    for (const none of ["the FY24 budget", "compile to ES2020 in VS2022", "IE11 and IP68", "cell AB12"])
       expect(kinds(none)).toEqual([]);
-    // A file name inside a URL is the URL's; "/help" is a command; libraries, ratios, versions, a PR's
-    // number, C#, and an email address (as often a parameter as a message to send) name nothing.
-    for (const none of [
+    // A file name inside a URL is the URL's, and so is its fragment; "/help" is a command; libraries,
+    // ratios, versions, a PR's number, C#, a colour and an email address (as often a parameter as a
+    // message to send) name nothing.
+    for (const url of [
       "grab https://x.io/pricing.html",
+      "open http://localhost:3000/app.js",
+      "see https://x.io:8080/report.pdf?page=2",
+      "jump to https://x.io/#pricing",
+    ])
+      expect(kinds(url)).toEqual(["url"]);
+    for (const none of [
       "/help me",
       "compare Node.js and Next.js",
       "a 3/4 ratio, an A/B test, and/or v1.2.3",
       "review PR #482 in C#",
+      "set the button to #ffcc00 and the border to #fff",
+      "see the (#usage) section",
       "invite bob@example.com",
     ])
-      expect(kinds(none).filter((kind) => kind !== "url")).toEqual([]);
-    expect(kinds("grab https://x.io/pricing.html")).toEqual(["url"]);
+      expect(kinds(none)).toEqual([]);
   });
 
   it("offer the tool a value's kind asks for when no word names it", () => {
@@ -435,9 +476,7 @@ describe("object families", () => {
 
   it("read what a file's extension says it holds, where the catalog's file tools name the extension", () => {
     const families = (text: string) =>
-      objectsIn(text, [])
-        .filter((object) => object.heldAs.length === 0)
-        .map((object) => object.others.find((term) => !term.startsWith("~")));
+      valuesIn(text).map((object) => object.others.find((term) => !term.startsWith("~")));
     expect(families("add a row to ~/finance/q3.xlsx")).toEqual([tokenize("file")[0], "spreadsheet"]);
     expect(families("open deck.pptx")).toEqual([tokenize("file")[0], tokenize("slides")[0]]);
     expect(families("see https://x.io/cat.png")).toEqual([tokenize("image")[0], "url"]);

@@ -9,7 +9,7 @@ import {
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
-import { splitClauses, splitSentence, withImpliedAction } from "../clauses.js";
+import { splitClauses, splitSentence } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
 import { allWords, QueryExpansion, type RequestWords } from "../query-expansion.js";
 import { RequiredParams } from "../required-params.js";
@@ -19,6 +19,7 @@ import type { RankedTool, RankOptions, RoutingStrategy } from "../strategy.js";
 import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokenizer.js";
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
+import { withImpliedAction } from "../used-as-verb.js";
 import { withVerbFamilies } from "../verb-families.js";
 
 export {

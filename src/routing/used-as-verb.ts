@@ -1,0 +1,55 @@
+// Words used as verbs though no verb family holds them, known by where they stand: a word followed by
+// what it acts on ("…and attach it to the card"), and nouns of sending that are verbs there ("email it
+// to Dana"). They start a request's part (clauses.ts), and a noun of sending asks for "send".
+import { POLITE } from "./verb-families.js";
+
+/** Words that only point at a thing: "the", "my", "these"… */
+export const DETERMINERS: ReadonlySet<string> = new Set(
+  "a an the my our your his her its their this that these those some any all each every".split(" "),
+);
+/** What follows a verb as the thing it acts on: a determiner or an object pronoun. */
+const ITS_OBJECT = "(?:the|a|an|it|them|this|that|these|those|my|our|your|me|him|her|us|its|their)\\b";
+/**
+ * Words that may stand before "the", "it" and the like without being an action: determiners, quantifiers,
+ * adverbs of time, conjunctions, prepositions and auxiliaries ("and then the", "and if it", "with the",
+ * "has an average").
+ */
+const NOT_VERBS = [
+  ...DETERMINERS,
+  ..."both either neither no not only just also even so too then now here there today tomorrow yesterday later soon again once maybe perhaps especially including if when whether because since while where how why who which what as than unless until although though after before during about above below over under into onto upon across between among against around via per like near behind beyond toward towards through throughout till with without within for of in on at to from by or and but nor is are was were be been has have had do does did will would can could should may might must shall".split(
+    " ",
+  ),
+];
+/**
+ * Nouns of sending used as verbs: "email it to Dana", "message the team", "DM them"; "ping" and "text" only
+ * with a person ("ping her on Slack", "text me"): "ping the server" is a network's ping.
+ */
+const SENT_AS = new RegExp(
+  `^(?:(?:e-?mail|mail|message|dm|slack)\\s+${ITS_OBJECT}|(?:ping|text)\\s+(?:me|him|her|them|us)\\b)`,
+  "iu",
+);
+/**
+ * A lower-case English word used as a verb though no family holds it: it is followed by what it acts on
+ * — "…and attach it to the card", "…, put the top five on a page" — and is none of {@link NOT_VERBS}, nor a
+ * participle ("using the unit", "indicating it as") or an adverb in -ly ("particularly its growth rate";
+ * apply, reply, supply and multiply are verbs). Capitalized words are names ("London and Paris the day
+ * after").
+ */
+const VERB_BY_ITS_OBJECT = new RegExp(
+  `^(?!(?:${NOT_VERBS.join("|")})\\b|[a-z]+(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+${ITS_OBJECT}`,
+  "u",
+);
+
+/** True when the text opens with a word used as a verb (after a "please"): by its object, or of sending. */
+export function opensWithWordAsVerb(text: string): boolean {
+  const rest = text.replace(POLITE, "");
+  return VERB_BY_ITS_OBJECT.test(rest) || SENT_AS.test(rest);
+}
+
+/**
+ * A part as the ranking reads it: one that opens with a noun of sending used as a verb says "send" first,
+ * so that "email the links to Maya" asks for a tool that sends an email, not one that searches them.
+ */
+export function withImpliedAction(part: string): string {
+  return SENT_AS.test(part.replace(POLITE, "")) ? `send ${part}` : part;
+}

@@ -1,0 +1,63 @@
+// Values whose form names the thing they are, with no word for it: a path is a file ("save it to
+// ~/notes/rust.md") and its extension may say what the file holds, a URL is a link ("grab https://…/pricing"),
+// "#name" a chat channel ("post it in #oncall"). Each asks for its object family's words
+// (object-families.ts), whatever the catalog holds: a value has no word whose use in the catalog could
+// say it is evidence enough. Not an email address: one is as often a parameter (a customer's, an
+// invitee's) as a message to send, and it cost recall on both 58-server sets it was measured on. An
+// airline's code and a number name a flight ("is CA981 on time?", "MU5137 几点起飞"), read narrowly: two
+// capitals and three or four digits that are no year, so that FY24, IE11, ES2020 and VS2022 are none.
+import { type ObjectMention, valueMention } from "./object-families.js";
+
+/**
+ * Extensions that name what a file holds, by the family of that thing: `q3.xlsx` is a spreadsheet (the
+ * Excel server's tools say "Excel", never "xlsx"), `deck.pptx` slides, `cat.png` an image.
+ */
+const EXTENSION_FAMILIES: Readonly<Record<string, readonly string[]>> = {
+  spreadsheet: ["xls", "xlsx", "xlsm", "ods"],
+  slides: ["ppt", "pptx", "odp"],
+  document: ["doc", "docx", "odt", "rtf"],
+  image: ["png", "jpg", "jpeg", "gif", "webp", "heic", "bmp", "tif", "tiff"],
+  video: ["mp4", "mov", "mkv", "avi", "webm"],
+  music: ["mp3", "wav", "flac", "m4a", "ogg"],
+};
+/** Extensions that make a name a file's: those above, and documents, data, code and archives. */
+const FILE_EXTENSIONS = [
+  ...Object.values(EXTENSION_FAMILIES).flat(),
+  ..."md txt json yml yaml csv tsv pdf svg htm html css log sql zip gz tar toml ini xml ts tsx py go rs java rb sh".split(
+    " ",
+  ),
+];
+/** What a value starts after: not inside a word, a number, a path, a URL or its query (`:3000/`, `?f=`). */
+const VALUE_START = String.raw`(?<![\p{L}\p{N}_.\/\\:=#?&@%-])`;
+/** After a file's extension: no more of its name. */
+const NAME_END = String.raw`(?![\p{L}\p{N}_\/])`;
+/**
+ * A path or a file's name: `~/notes`, `./src`, `/usr/local/bin` (two parts at least: "/help" is a command),
+ * `D:\reports`, `src/http.ts`, `Q3_SALES.XLSX`; a `.js` name only with a folder (Node.js, Next.js are
+ * libraries). Not inside a URL.
+ */
+const FILE_FORM = new RegExp(
+  `${VALUE_START}(?:` +
+    String.raw`(?:~|\.{1,2})[\/\\][^\s\/\\]|[\/\\][^\s\/\\]+[\/\\][^\s\/\\]|[A-Za-z]:\\|` +
+    String.raw`[\p{L}\p{N}_.-]+(?:[\/\\][\p{L}\p{N}_.-]+)*\.(?:${FILE_EXTENSIONS.join("|")})${NAME_END}|` +
+    String.raw`[\p{L}\p{N}_.-]+(?:[\/\\][\p{L}\p{N}_.-]+)+\.[mc]?js${NAME_END})`,
+  "iu",
+);
+/** A value's form and the family of the thing it names. */
+const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
+  { form: FILE_FORM, family: "file" },
+  ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
+    form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions.join("|")})${NAME_END}`, "iu"),
+    family,
+  })),
+  { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
+  // After a space or at the start, a letter first, not a colour (#ffcc00, #fff): "post it in #oncall".
+  { form: /(?<!\S)#(?![\da-f]{3}(?:[\da-f]{3})?\b)\p{L}[\p{L}\p{N}_-]*/iu, family: "channel" },
+  // Beside Chinese too ("查一下MU5137的状态"): only Latin letters and digits may not touch it.
+  { form: /(?<![A-Za-z\d_-])[A-Z]{2}(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3}(?![A-Za-z\d_-])/u, family: "flight" },
+];
+
+/** The things a request's values name ({@link VALUE_FORMS}), each once. */
+export function valuesIn(text: string): ObjectMention[] {
+  return VALUE_FORMS.filter(({ form }) => form.test(text)).map(({ family }) => valueMention(family));
+}
