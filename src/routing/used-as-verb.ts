@@ -21,22 +21,23 @@ const NOT_VERBS = [
   ),
 ];
 /**
- * Nouns of sending used as verbs: "email it to Dana", "message the team", "DM them"; "ping" and "text" only
- * with a person ("ping her on Slack", "text me"): "ping the server" is a network's ping.
+ * Nouns of sending used as verbs: "email it to Dana", "message the team", "DM them"; "text" only with a
+ * person ("text me"). Not "ping": "ping her on Slack" names its channel, and "ping the server" is a
+ * network's ping.
  */
 const SENT_AS = new RegExp(
-  `^(?:(?:e-?mail|mail|message|dm|slack)\\s+${ITS_OBJECT}|(?:ping|text)\\s+(?:me|him|her|them|us)\\b)`,
+  `^(?:(?:e-?mail|mail|message|dm|slack)\\s+${ITS_OBJECT}|text\\s+(?:me|him|her|them|us)\\b)`,
   "iu",
 );
 /**
  * A lower-case English word used as a verb though no family holds it: it is followed by what it acts on
- * — "…and attach it to the card", "…, put the top five on a page" — and is none of {@link NOT_VERBS}, nor a
- * participle ("using the unit", "indicating it as") or an adverb in -ly ("particularly its growth rate";
- * apply, reply, supply and multiply are verbs). Capitalized words are names ("London and Paris the day
+ * — "…and attach it to the card", "…and ping her on Slack" — and is none of {@link NOT_VERBS}, nor a
+ * participle ("using the unit", "indicating it as"; "ping" is none) or an adverb in -ly ("particularly
+ * its growth rate"; apply, reply, supply and multiply are verbs). Capitalized words are names ("London and Paris the day
  * after").
  */
 const VERB_BY_ITS_OBJECT = new RegExp(
-  `^(?!(?:${NOT_VERBS.join("|")})\\b|[a-z]+(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+${ITS_OBJECT}`,
+  `^(?!(?:${NOT_VERBS.join("|")})\\b|[a-z]{2,}(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+${ITS_OBJECT}`,
   "u",
 );
 
