@@ -106,6 +106,8 @@ function distributeVerb(part: string): string[] {
 
 function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean): string[] {
   const parts: string[] = [];
+  const quoted = quotedSpans(text);
+  let quote = 0;
   let from = 0;
   join.lastIndex = 0;
   for (let match = join.exec(text); match; match = join.exec(text)) {
@@ -114,10 +116,25 @@ function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean):
       continue;
     }
     const end = match.index + match[0].length;
+    // Joins come in order, and so do the quotations: the first not closed before this join may hold it.
+    while (quote < quoted.length && quoted[quote]![1] < match.index) quote += 1;
+    if (quote < quoted.length && quoted[quote]![0] < match.index) continue;
     if (!starts(text.slice(end))) continue;
     parts.push(text.slice(from, match.index));
     from = end;
   }
   parts.push(text.slice(from));
   return parts.map((part) => part.trim()).filter((part) => part.length > 0);
+}
+
+/** A quotation's opening and closing marks: "…", “…”, ‘…’, and '…' around words (not an apostrophe). */
+const QUOTATION = /"[^"\n]*"|“[^”\n]*”|‘[^’\n]*’|(?<![\p{L}\p{N}])'[^'\n]*'(?![\p{L}\p{N}])/gu;
+
+/**
+ * Where the text quotes something, as [opening, closing] offsets: a join inside a quotation is the quoted
+ * text's ("post 'lunch is here, grab the pizza' in #random", `commit with message "fix the typos, then
+ * deploy"` are one request each). A mark left open quotes nothing.
+ */
+function quotedSpans(text: string): Array<[number, number]> {
+  return [...text.matchAll(QUOTATION)].map((match) => [match.index, match.index + match[0].length - 1]);
 }

@@ -183,6 +183,26 @@ describe("request parts", () => {
     );
   });
 
+  it("leave a quotation whole: its joins are the quoted text's", () => {
+    for (const one of [
+      'commit with message "fix the typos, then deploy"',
+      "post 'lunch is here, grab the pizza before it is gone' in #random",
+      "set my status to “heads down and ignore the pings”",
+    ])
+      expect(splitParts(one)).toEqual([one]);
+    // Apostrophes quote nothing, and a quotation's end is no request's.
+    expect(splitParts("it's late and save a note, then list the users' files")).toEqual([
+      "it's late",
+      "save a note",
+      "list the users' files",
+    ]);
+    expect(splitParts("save 'a', then list 'b'")).toEqual(["save 'a'", "list 'b'"]);
+    // Many quotations are no quadratic search.
+    const started = performance.now();
+    splitParts(`${"'a' and ".repeat(20_000)}then list them`);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   it("leave nouns joined by 'and' or a comma together", () => {
     expect(splitParts("get the temperature and humidity of Berlin")).toEqual([
       "get the temperature and humidity of Berlin",
