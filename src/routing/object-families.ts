@@ -168,14 +168,9 @@ export function objectsIn(text: string, terms: readonly string[]): ObjectMention
  * it, asked for whatever the catalog holds.
  */
 export function valueMention(family: string): ObjectMention {
-  const known = VALUE_MENTIONS.get(family);
-  if (known) return known;
-  const made: ObjectMention = {
+  return {
     heldAs: [],
     others: [...new Set(OBJECT_FAMILIES[family]!.split(/\s+/).flatMap(heldAs))],
     fromValue: true,
   };
-  VALUE_MENTIONS.set(family, made);
-  return made;
 }
-const VALUE_MENTIONS = new Map<string, ObjectMention>();

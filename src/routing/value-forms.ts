@@ -1,6 +1,6 @@
 // Values whose form names the thing they are, with no word for it: a path is a file ("save it to
-// ~/notes/rust.md") and its extension may say what the file holds, a URL is a link ("grab https://…/pricing"),
-// "#name" a chat channel ("post it in #oncall"). Each asks for its object family's words
+// ~/notes/rust.md") and its extension may say what the file holds, a URL is a link ("grab
+// https://…/pricing"), "#name" a chat channel ("post it in #oncall"). Each asks for its object family's words
 // (object-families.ts), whatever the catalog holds: a value has no word whose use in the catalog could
 // say it is evidence enough. Not an email address: one is as often a parameter (a customer's, an
 // invitee's) as a message to send, and it cost recall on both 58-server sets it was measured on. An
@@ -23,9 +23,8 @@ const EXTENSION_FAMILIES: Readonly<Record<string, readonly string[]>> = {
 /** Extensions that make a name a file's: those above, and documents, data, code and archives. */
 const FILE_EXTENSIONS = [
   ...Object.values(EXTENSION_FAMILIES).flat(),
-  ..."md txt json yml yaml csv tsv pdf svg htm html css log sql zip gz tar toml ini xml ts tsx py go rs java rb sh".split(
-    " ",
-  ),
+  ...`md txt json yml yaml csv tsv pdf svg htm html css log sql zip gz tar toml ini xml ts tsx py go rs java
+  rb sh`.split(/\s+/),
 ];
 /** What a value starts after: not inside a word, a number, a path, a URL or its query (`:3000/`, `?f=`). */
 const VALUE_START = String.raw`(?<![\p{L}\p{N}_.\/\\:=#?&@%-])`;
@@ -57,7 +56,12 @@ const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
   { form: /(?<![A-Za-z\d_-])[A-Z]{2}(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3}(?![A-Za-z\d_-])/u, family: "flight" },
 ];
 
+/** Each form's mention, made once: a request's pieces share them, and its words hold each once. */
+const MENTIONS: ReadonlyArray<{ form: RegExp; mention: ObjectMention }> = VALUE_FORMS.map(
+  ({ form, family }) => ({ form, mention: valueMention(family) }),
+);
+
 /** The things a request's values name ({@link VALUE_FORMS}), each once. */
 export function valuesIn(text: string): ObjectMention[] {
-  return VALUE_FORMS.filter(({ form }) => form.test(text)).map(({ family }) => valueMention(family));
+  return MENTIONS.filter(({ form }) => form.test(text)).map(({ mention }) => mention);
 }
