@@ -9,8 +9,8 @@ const VOWEL = /[aeiouy]/;
  * A light English stemmer: folds plurals, `-ing`, `-ed`, `-ly`, `-ence` into `-ent`, `-ation`/`-ization`
  * and `-ion` after t/s, and a final `-e`, so that "analyze", "analyzed" and "analyzing" meet, as do
  * "translate" and "translation", "optimize" and "optimization", "different" and "differences". Far
- * milder than Porter's: words that merely look alike stay apart. Expects a lower-case word; returns it unchanged
- * when it is short, not alphabetic, or nothing applies.
+ * milder than Porter's: words that merely look alike stay apart. Expects a lower-case word; returns it
+ * unchanged when it is short, not alphabetic, or nothing applies.
  */
 export function stem(word: string): string {
   if (word.length < MIN_STEM_INPUT_LENGTH || !/^[a-z]+$/.test(word)) return word;

@@ -16,9 +16,12 @@ const ITS_OBJECT = "(?:the|a|an|it|them|this|that|these|those|my|our|your|me|him
  */
 const NOT_VERBS = [
   ...DETERMINERS,
-  ..."both either neither no not only just also even so too then now here there today tomorrow yesterday later soon again once maybe perhaps especially including if when whether because since while where how why who which what as than unless until although though after before during about above below over under into onto upon across between among against around via per like near behind beyond toward towards through throughout till with without within for of in on at to from by or and but nor is are was were be been has have had do does did will would can could should may might must shall".split(
-    " ",
-  ),
+  ...`both either neither no not only just also even so too then now here there today tomorrow yesterday
+  later soon again once maybe perhaps especially including if when whether because since while where how
+  why who which what as than unless until although though after before during about above below over
+  under into onto upon across between among against around via per like near behind beyond toward towards
+  through throughout till with without within for of in on at to from by or and but nor is are was were be
+  been has have had do does did will would can could should may might must shall`.split(/\s+/),
 ];
 /**
  * Nouns of sending used as verbs: "email it to Dana", "message the team", "DM them"; "text" only with a
@@ -33,8 +36,8 @@ const SENT_AS = new RegExp(
  * A lower-case English word used as a verb though no family holds it: it is followed by what it acts on
  * — "…and attach it to the card", "…and ping her on Slack" — and is none of {@link NOT_VERBS}, nor a
  * participle ("using the unit", "indicating it as"; "ping" is none) or an adverb in -ly ("particularly
- * its growth rate"; apply, reply, supply and multiply are verbs). Capitalized words are names ("London and Paris the day
- * after").
+ * its growth rate"; apply, reply, supply and multiply are verbs). Capitalized words are names ("London
+ * and Paris the day after").
  */
 const VERB_BY_ITS_OBJECT = new RegExp(
   `^(?!(?:${NOT_VERBS.join("|")})\\b|[a-z]{2,}(?:ing|ed)\\b|(?!(?:ap|re|sup|multi)ply\\b)[a-z]+ly\\b)[a-z]+\\s+${ITS_OBJECT}`,
