@@ -448,7 +448,9 @@ describe("object families", () => {
     expect(kinds("grab https://linear.app/pricing")).toEqual(["url"]);
     expect(kinds("see www.example.com")).toEqual(["url"]);
     expect(kinds("post it in #oncall")).toEqual([tokenize("channel")[0]]);
-    expect(kinds("READ ~/NOTES/TODO.TXT")).toEqual([file]);
+    // File names in any case; every extension with a family is a file's too.
+    expect(kinds("open Q3_REPORT.PDF")).toEqual([file]);
+    expect(kinds("trim clip.mp4")).toEqual([file, tokenize("video")[0]]);
     for (const flight of ["is CA981 on time?", "查一下MU5137的状态", "UA1234 from SFO"])
       expect(kinds(flight)).toEqual(["flight"]);
     // Codes like flight numbers that are years, standards or cells are none.
