@@ -5,12 +5,13 @@ import { leadingActionVerb, opensWithVerb } from "./verb-families.js";
 const CLAUSE_END = /[。！？!?；;\n]+|\.(?=\s|$)/u;
 
 /**
- * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我"). A join
- * that opens with spaces starts after a character that is not one (here and below), so that a run of
- * spaces is no quadratic search.
+ * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我"); "next"
+ * only as a join ("…, next plot it", "… and next, plot it"), not in "my next purchase". A join that
+ * opens with spaces starts after a character that is not one (here and below), so that a run of spaces
+ * is no quadratic search.
  */
 const STRONG_JOIN =
-  /(?<=\S),?\s+(?:and\s+then|then|after\s+that|afterwards|next)\s+|(?<!\s)[，,]?\s*(?:然后|另外|此外|接着|随后|顺便)/giu;
+  /(?<=\S),?\s+(?:and\s+then|then|after\s+that|afterwards)\s+|(?<=\S)(?:,\s+|\s+and\s+)next,?\s+|(?<=\S)\s+next,\s+|(?<!\s)[，,]?\s*(?:然后|另外|此外|接着|随后|顺便)/giu;
 /**
  * Words that join either two requests or two nouns ("temperature and humidity"): they start a new
  * request only when an action verb follows ("what time is it and save a note").
@@ -33,10 +34,13 @@ export function splitClauses(text: string): string[] {
  * The parts of a request: its sentences, each split again where a conjunction starts another request —
  * always after "then" / 然后 / 另外 and the like, and after "and" / a comma / 以及 when an action verb
  * follows ("what time is it and save a note" → "what time is it", "save a note"); and a list of things
- * asked for with one verb is a part per thing (see {@link distributeVerb}).
+ * asked for with one verb is a part per thing (see {@link distributeVerb}). A word of sequence opening
+ * a part ("First, …", "Next, …") is left out, and so is a part of nothing else, unless the request is.
  */
 export function splitParts(text: string): string[] {
-  return splitClauses(text).flatMap(splitSentence);
+  const parts = splitClauses(text).flatMap(splitSentence);
+  const asking = parts.map((part) => part.replace(SEQUENCE_WORD, "")).filter((part) => part.length > 0);
+  return asking.length > 0 ? asking : parts;
 }
 
 /** One sentence's parts (see {@link splitParts}); a sentence with nothing to split is one part. */
@@ -45,6 +49,21 @@ export function splitSentence(sentence: string): string[] {
     .flatMap((piece) => splitAt(piece, WEAK_JOIN, opensRequest))
     .flatMap(distributeVerb);
 }
+
+/**
+ * The word that opens a part only to say where in a sequence it comes ("First, …", "Next, …", "最后，…"),
+ * with its comma: it asks for nothing, and would meet tools such as `predictNextPurchase`. Without a
+ * comma only when it is the whole part ("Last week's sales" keeps its "last").
+ */
+const SEQUENCE_WORD = new RegExp(
+  `^(?:${[
+    "first(?:ly)?|second(?:ly)?|third(?:ly)?|next|then|finally|lastly|last",
+    "additionally|also|moreover|furthermore|besides|afterwards?|after\\s+that|in\\s+addition",
+    "to\\s+(?:begin|start)(?:\\s+with)?",
+    "首先|其次|再次|最后|然后|接着|另外|此外",
+  ].join("|")})(?:\\s*[,:，：]\\s*|[\\s.。]*$)`,
+  "iu",
+);
 
 /**
  * True when what follows a weak join starts a request of its own: an action verb of a family, a question

@@ -77,6 +77,35 @@ describe("request parts", () => {
     expect(router.rankNow("Thanks.", { topK: 3 })).toEqual([]);
   });
 
+  it("leave out a part that only says where in a sequence the next comes, and cut at 'next' only as a join", () => {
+    expect(
+      splitParts(
+        "First, retrieve the water supply of Boston. Next, acquire customers by email. Finally, chart it",
+      ),
+    ).toEqual(["retrieve the water supply of Boston", "acquire customers by email", "chart it"]);
+    expect(splitParts("首先，查一下天气。最后，提醒我带伞")).toEqual(["查一下天气", "提醒我带伞"]);
+    expect(splitParts("predict what my next purchase is going to be")).toEqual([
+      "predict what my next purchase is going to be",
+    ]);
+    expect(splitParts("run the analysis, next plot the results")).toEqual([
+      "run the analysis",
+      "plot the results",
+    ]);
+    // A request of nothing else is left as it is.
+    expect(splitParts("Next.")).toEqual(["Next"]);
+    // The ranking too: "Next" met `predictNextPurchase`, which took a place of the offer.
+    const tools = [
+      toolOf("shop", "predictNextPurchase", "Predict a customer's next purchase from their history"),
+      toolOf("water", "getWaterSupply", "Current status of the water supply of a city"),
+      toolOf("water", "getWaterUsage", "Water usage of a city"),
+      toolOf("crm", "acquireCustomers", "Acquire new customers through a marketing channel"),
+      toolOf("crm", "getCustomerData", "Customer data by id"),
+    ];
+    expect(
+      offeredBy(tools, "First, retrieve the water supply of Boston. Next, acquire customers by email.", 3),
+    ).not.toContain("shop_predictNextPurchase");
+  });
+
   it("start a part at 把 after a comma: the object comes before its verb (先…，再把…写入…)", () => {
     expect(splitParts("先查一下东京现在几点，再把结果写入文件 time.txt")).toEqual([
       "先查一下东京现在几点",

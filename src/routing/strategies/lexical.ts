@@ -9,7 +9,7 @@ import {
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
-import { splitClauses, splitSentence } from "../clauses.js";
+import { splitParts } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
 import { allWords, QueryExpansion, type RequestWords } from "../query-expansion.js";
 import { RequiredParams } from "../required-params.js";
@@ -178,13 +178,10 @@ export class LexicalStrategy implements RoutingStrategy {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
     const clauses: Array<{ terms: string[]; words: RequestWords }> = [];
-    for (const sentence of this.#clauseWeight > 0 ? splitClauses(query.text) : [query.text]) {
-      const pieces = this.#clauseWeight > 0 ? splitSentence(sentence) : [sentence];
-      for (const said of pieces) {
-        const piece = withImpliedAction(said);
-        const terms = this.#tokenize(piece);
-        clauses.push({ terms, words: this.#expansion.wordsOf(piece, terms) });
-      }
+    for (const said of this.#clauseWeight > 0 ? splitParts(query.text) : [query.text]) {
+      const piece = withImpliedAction(said);
+      const terms = this.#tokenize(piece);
+      clauses.push({ terms, words: this.#expansion.wordsOf(piece, terms) });
     }
     const wholeTerms = this.#wholeTerms(
       clauses.map((clause) => clause.terms),
