@@ -425,6 +425,8 @@ describe("object families", () => {
     toolOf("art", "generate", "An image from a prompt"),
     toolOf("office", "sheets", "Cells of a spreadsheet"),
     toolOf("env", "status", "Temperature and humidity of a district"),
+    toolOf("mail", "find", "Find emails by sender"),
+    toolOf("arxiv", "query", "Research papers by topic"),
   ];
   const on = new Router(tools, { offerAllUpTo: 0 });
   const off = new Router(tools, {
@@ -444,6 +446,9 @@ describe("object families", () => {
       ["那张电子表格", "office_sheets"],
       ["the weather in Shanghai", "env_status"],
       ["上海的天气", "env_status"],
+      ["anything new in my inbox", "mail_find"],
+      ["an illustration of a fox", "art_generate"],
+      ["recent preprints on speculative decoding", "arxiv_query"],
     ] as const) {
       expect(top(on, request), request).toBe(id);
       expect(top(off, request), request).toBeUndefined();
