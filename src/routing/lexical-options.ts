@@ -27,6 +27,7 @@ const LEXICAL_OPTIONS = z.strictObject({
   clauseWeight: nonNegative.optional(),
   queryTermCounts: z.enum(["once", "count"]).optional(),
   verbFamilies: z.boolean().optional(),
+  verbWordWeight: nonNegative.optional(),
   objectFamilies: z.boolean().optional(),
   catalogAcronyms: z.boolean().optional(),
   catalogSynonyms: z

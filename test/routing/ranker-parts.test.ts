@@ -12,6 +12,7 @@ import { toolText } from "../../src/routing/tool-text.js";
 import { withImpliedAction } from "../../src/routing/used-as-verb.js";
 import { valuesIn } from "../../src/routing/value-forms.js";
 import {
+  isEnglishFamilyVerb,
   opensWithVerb,
   VERB_FAMILIES,
   verbFamily,
@@ -330,6 +331,33 @@ describe("verb families", () => {
     expect(withVerbFamilies(tokenize)("fetch the weather")).toEqual(["fetch", "^get", "weather"]);
     expect(opensWithVerb("please save a note")).toBe(true);
     expect(opensWithVerb("humidity of Berlin")).toBe(false);
+  });
+
+  it("count a request's English verb through its family, so a tool wearing the verb in its name does not win by it", () => {
+    const tools = [
+      toolOf("browser", "save_as_pdf", "Save the current page as a PDF"),
+      toolOf("browser", "navigate", "Open a URL in the browser"),
+      toolOf("fs", "write_file", "Write text to a file at a path"),
+      toolOf("fs", "read_file", "Read a file"),
+    ];
+    const first = (options: { verbWordWeight?: number }, request: string) =>
+      new Router(tools, { offerAllUpTo: 0, strategy: new LexicalStrategy(options) }).rankNow(request, {
+        topK: 1,
+      })[0]?.id;
+    for (const request of [
+      "save the summary as markdown to ~/notes/today.md",
+      "save the meeting notes in a file",
+    ]) {
+      expect(first({}, request), request).toBe("fs_write_file");
+      expect(first({ verbWordWeight: 1 }, request), request).toBe("browser_save_as_pdf");
+    }
+    // English verbs only, and not the noun the remember family names.
+    expect([tokenize("save")[0]!, "^save", "保存", tokenize("memory")[0]!].map(isEnglishFamilyVerb)).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("find a Chinese verb the segmenter cut in two by its bigram, counting it once either way", () => {

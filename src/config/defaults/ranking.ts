@@ -68,6 +68,12 @@ export const DEFAULT_CATALOG_SYNONYMS: Readonly<{
 export const DEFAULT_SERVER_WEIGHT = 0.1;
 /** Share of its score a tool loses when the request fills none of its required parameters: off (0). */
 export const DEFAULT_REQUIRED_PARAM_PENALTY = 0;
+/**
+ * Weight in a request of an English verb of a family ("save", "find", "list"), beside its family's term
+ * (weight 1): the action counts through the family, and the verb's own word, which tools wear in their
+ * names (`save_as_pdf`, `mongodb_find`), no longer outweighs what the request acts on.
+ */
+export const DEFAULT_VERB_WORD_WEIGHT = 0.25;
 
 /** Weight of an earlier user message beside the latest one (1): it sets the topic. */
 export const DEFAULT_EARLIER_USER_MESSAGE_WEIGHT = 0.5;

@@ -5,6 +5,7 @@ import {
   DEFAULT_FIELD_WEIGHTS,
   DEFAULT_REQUIRED_PARAM_PENALTY,
   DEFAULT_SERVER_WEIGHT,
+  DEFAULT_VERB_WORD_WEIGHT,
 } from "../../config/defaults.js";
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { CatalogAcronyms } from "../catalog-acronyms.js";
@@ -20,7 +21,7 @@ import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokeni
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
 import { withImpliedAction } from "../used-as-verb.js";
-import { withVerbFamilies } from "../verb-families.js";
+import { isEnglishFamilyVerb, withVerbFamilies } from "../verb-families.js";
 
 export {
   DEFAULT_CATALOG_SYNONYMS,
@@ -28,6 +29,7 @@ export {
   DEFAULT_FIELD_WEIGHTS,
   DEFAULT_REQUIRED_PARAM_PENALTY,
   DEFAULT_SERVER_WEIGHT,
+  DEFAULT_VERB_WORD_WEIGHT,
 } from "../../config/defaults.js";
 
 /**
@@ -64,6 +66,13 @@ export interface LexicalOptions {
   queryTermCounts?: "once" | "count";
   /** Add a verb family's term after each of its words ("retrieve" → `^get`; see verb-families.ts); default `true`. */
   verbFamilies?: boolean;
+  /**
+   * Weight in the request of an English word of a verb family ("save", "find"), beside its family's
+   * term (1), so that tools named with the word (`save_as_pdf`, `mongodb_find`) do not outrank the ones
+   * the rest of the request names; 1 counts it as any word; default {@link DEFAULT_VERB_WORD_WEIGHT}.
+   * Only with `verbFamilies`.
+   */
+  verbWordWeight?: number;
   /**
    * Let a request's word that few tools hold also ask for the other words of its object family ("folder"
    * → "directory", 截图 → "screenshot"; see object-families.ts); default `true`.
@@ -112,6 +121,7 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #serverWeight: number;
   readonly #acronyms: CatalogAcronyms | undefined;
   readonly #expansion: QueryExpansion;
+  readonly #verbWordWeight: number;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -126,6 +136,8 @@ export class LexicalStrategy implements RoutingStrategy {
     this.#index = new Bm25Index({ fields, k1: options.k1 ?? DEFAULT_BM25_K1 });
     const tokenize = createTokenizer(options.tokenizer);
     this.#tokenize = options.verbFamilies === false ? tokenize : withVerbFamilies(tokenize);
+    this.#verbWordWeight =
+      options.verbFamilies === false ? 1 : (options.verbWordWeight ?? DEFAULT_VERB_WORD_WEIGHT);
     this.#clauseWeight = options.clauseWeight ?? DEFAULT_CLAUSE_WEIGHT;
     this.#countRepeats = options.queryTermCounts === "count";
     this.#serverEvidence = new ServerEvidence(this.#tokenize);
@@ -200,7 +212,7 @@ export class LexicalStrategy implements RoutingStrategy {
             whole,
             ranked.map(({ terms, words }) =>
               this.#expansion.expand(
-                [...new Set(terms)].map((term) => ({ term, weight: 1 })),
+                [...new Set(terms)].map((term) => ({ term, weight: this.#requestWeight(term) })),
                 words,
               ),
             ),
@@ -233,7 +245,15 @@ export class LexicalStrategy implements RoutingStrategy {
     for (const clause of clauses)
       for (const term of clause) request.set(term, this.#countRepeats ? (request.get(term) ?? 0) + 1 : 1);
     const fromContext = queryTerms(context, this.#tokenize).filter((term) => !request.has(term.term));
-    return [...[...request].map(([term, weight]) => ({ term, weight })), ...fromContext];
+    return [
+      ...[...request].map(([term, count]) => ({ term, weight: count * this.#requestWeight(term) })),
+      ...fromContext,
+    ];
+  }
+
+  /** A request's term's weight: 1, or {@link LexicalOptions.verbWordWeight} for an English verb of a family. */
+  #requestWeight(term: string): number {
+    return this.#verbWordWeight !== 1 && isEnglishFamilyVerb(term) ? this.#verbWordWeight : 1;
   }
 
   /**
