@@ -1,6 +1,7 @@
 // Words used as verbs though no verb family holds them, known by where they stand: a word followed by
 // what it acts on ("…and attach it to the card"), and nouns of sending that are verbs there ("email it
-// to Dana"). They start a request's part (clauses.ts), and a noun of sending asks for "send".
+// to Dana"). They start a request's part (clauses.ts), and a noun of sending asks for "send". A language
+// named as what a text should become asks to translate ("give it to me in Italian").
 import { POLITE } from "./verb-families.js";
 
 /** Words that only point at a thing: "the", "my", "these"… */
@@ -51,9 +52,30 @@ export function opensWithWordAsVerb(text: string): boolean {
 }
 
 /**
+ * Languages a request names as what a text should become. Not English: "reply in English" is how an
+ * answer is asked for as often as a translation.
+ */
+const LANGUAGES =
+  `spanish french german italian portuguese dutch swedish norwegian danish finnish polish czech
+  russian ukrainian greek turkish arabic hebrew hindi japanese korean chinese mandarin cantonese vietnamese
+  thai indonesian malay romanian hungarian`
+    .split(/\s+/)
+    .join("|");
+/** A language as a text's target: "in Spanish", "into French", "a German version", "Dutch subtitles". */
+const LANGUAGE_TARGET = new RegExp(
+  `\\b(?:(?:in|into|to)\\s+(?:${LANGUAGES})|(?:${LANGUAGES})\\s+(?:version|translation|copy|text|subtitles))\\b`,
+  "iu",
+);
+/** A part that asks to translate in so many words needs no more. */
+const SAYS_TRANSLATE = /translat|翻译|译成/iu;
+
+/**
  * A part as the ranking reads it: one that opens with a noun of sending used as a verb says "send" first,
- * so that "email the links to Maya" asks for a tool that sends an email, not one that searches them.
+ * so that "email the links to Maya" asks for a tool that sends an email, not one that searches them; one
+ * that names a language as what a text should become ("give it to me in Italian", "a German version")
+ * asks to translate.
  */
 export function withImpliedAction(part: string): string {
-  return SENT_AS.test(part.replace(POLITE, "")) ? `send ${part}` : part;
+  const sent = SENT_AS.test(part.replace(POLITE, "")) ? `send ${part}` : part;
+  return LANGUAGE_TARGET.test(sent) && !SAYS_TRANSLATE.test(sent) ? `${sent} translate` : sent;
 }

@@ -191,6 +191,33 @@ describe("request parts", () => {
     expect(offered).toContain("airbnb_search");
   });
 
+  it("read a language named as what a text should become as a request to translate it", () => {
+    for (const request of [
+      "Read this recipe and give it to me in Italian",
+      "I need the policy in Spanish and in French",
+      "give my flatmate a German version of the article",
+      "add Dutch subtitles",
+    ])
+      expect(withImpliedAction(request), request).toBe(`${request} translate`);
+    for (const same of [
+      "translate the page into French",
+      "把这段话翻译成法语",
+      "reply in English",
+      "find Spanish restaurants near me",
+      "the French Revolution in five bullets",
+    ])
+      expect(withImpliedAction(same), same).toBe(same);
+    const tools = [
+      toolOf("fetch", "fetch_readable", "Fetch a web page as readable text"),
+      toolOf("fetch", "fetch_html", "Fetch a web page as HTML"),
+      toolOf("deepl", "translate_text", "Translate text to a target language"),
+      toolOf("recipes", "get_recipe", "A recipe by its name"),
+    ];
+    expect(
+      offeredBy(tools, "Read https://example.com/cookies and give it to me in Italian for my nonna", 2),
+    ).toContain("deepl_translate_text");
+  });
+
   it("leave out light words that name no tool's thing though tool names hold them: many, much, put", () => {
     expect(tokenize("how many, how much, put it")).toEqual([]);
     const tools = [
