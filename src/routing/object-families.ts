@@ -72,6 +72,7 @@ export const OBJECT_FAMILIES: Readonly<Record<string, string>> = {
   command: "command shell terminal 命令 终端",
   encyclopedia: "encyclopedia wikipedia wiki 百科 维基",
   recipe: "recipe 菜谱 食谱",
+  meal: "meal dinner dish 膳食 菜品 饭菜 晚饭",
   hotel: "hotel 酒店 宾馆",
   flight: "flight airplane 航班 机票 飞机",
   train: "train railway 火车 列车 高铁",

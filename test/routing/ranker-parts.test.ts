@@ -482,6 +482,7 @@ describe("object families", () => {
     toolOf("env", "status", "Temperature and humidity of a district"),
     toolOf("mail", "find", "Find emails by sender"),
     toolOf("arxiv", "query", "Research papers by topic"),
+    toolOf("kitchen", "suggest", "根据人数推荐菜品组合"),
   ];
   const on = new Router(tools, { offerAllUpTo: 0 });
   const off = new Router(tools, {
@@ -504,6 +505,7 @@ describe("object families", () => {
       ["anything new in my inbox", "mail_find"],
       ["an illustration of a fox", "art_generate"],
       ["recent preprints on speculative decoding", "arxiv_query"],
+      ["four people coming for dinner and I have no idea", "kitchen_suggest"],
     ] as const) {
       expect(top(on, request), request).toBe(id);
       expect(top(off, request), request).toBeUndefined();
