@@ -53,17 +53,20 @@ export function opensWithWordAsVerb(text: string): boolean {
 
 /**
  * Languages a request names as what a text should become. Not English: "reply in English" is how an
- * answer is asked for as often as a translation.
+ * answer is asked for as often as a translation; nor Polish, for "I want to polish my essay".
  */
 const LANGUAGES =
-  `spanish french german italian portuguese dutch swedish norwegian danish finnish polish czech
-  russian ukrainian greek turkish arabic hebrew hindi japanese korean chinese mandarin cantonese vietnamese
-  thai indonesian malay romanian hungarian`
+  `spanish french german italian portuguese dutch swedish norwegian danish finnish czech russian
+  ukrainian greek turkish arabic hebrew hindi japanese korean chinese mandarin cantonese vietnamese thai
+  indonesian malay romanian hungarian`
     .split(/\s+/)
     .join("|");
-/** A language as a text's target: "in Spanish", "into French", "a German version", "Dutch subtitles". */
+/**
+ * A language as a text's target: "in Spanish", "into French", "a German version", "Dutch subtitles" (not
+ * "the Chinese text in the image", which may stay as it is).
+ */
 const LANGUAGE_TARGET = new RegExp(
-  `\\b(?:(?:in|into|to)\\s+(?:${LANGUAGES})|(?:${LANGUAGES})\\s+(?:version|translation|copy|text|subtitles))\\b`,
+  `\\b(?:(?:in|into|to)\\s+(?:${LANGUAGES})|(?:${LANGUAGES})\\s+(?:version|translation|copy|subtitles))\\b`,
   "iu",
 );
 /** A part that asks to translate in so many words needs no more. */

@@ -205,6 +205,8 @@ describe("request parts", () => {
       "reply in English",
       "find Spanish restaurants near me",
       "the French Revolution in five bullets",
+      "I want to polish my essay",
+      "read the Chinese text in this image",
     ])
       expect(withImpliedAction(same), same).toBe(same);
     const tools = [
