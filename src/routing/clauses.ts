@@ -5,19 +5,34 @@ import { leadingActionVerb, opensWithVerb } from "./verb-families.js";
 const CLAUSE_END = /[。！？!?；;\n]+|\.(?=\s|$)/u;
 
 /**
- * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我"); "next"
- * only as a join ("…, next plot it", "… and next, plot it"), not in "my next purchase". A join that
- * opens with spaces starts after a character that is not one (here and below), so that a run of spaces
- * is no quadratic search.
+ * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我"), with the
+ * Chinese comma after one ("然后，提醒我"). A join that opens with spaces starts after a character that is
+ * not one (here and below), so that a run of spaces is no quadratic search.
  */
 const STRONG_JOIN =
-  /(?<=\S),?\s+(?:and\s+then|then|after\s+that|afterwards)\s+|(?<=\S)(?:,\s+|\s+and\s+)next,?\s+|(?<=\S)\s+next,\s+|(?<!\s)[，,]?\s*(?:然后|另外|此外|接着|随后|顺便)/giu;
+  /(?<=\S),?\s+(?:and\s+then|then|after\s+that|afterwards)\s+|(?<!\s)[，,]?\s*(?:然后|另外|此外|接着|随后|顺便)[，,：:]?\s*/giu;
 /**
  * Words that join either two requests or two nouns ("temperature and humidity"): they start a new
- * request only when an action verb follows ("what time is it and save a note").
+ * request only when an action verb follows ("what time is it and save a note"). "next" is one only so
+ * ("…, next plot the results"; not "today and next week", "a garage, next to the stadium").
  */
 const WEAK_JOIN =
-  /(?<=\S),?\s+(?:and|also|plus|as\s+well\s+as)\s+|,\s+|[，、]\s*|(?:还有|并且|同时|以及|并|再)/giu;
+  /(?<=\S)(?:,\s+|\s+and\s+)next,?\s+|(?<=\S)\s+next,\s+|(?<=\S),?\s+(?:and|also|plus|as\s+well\s+as)\s+|,\s+|[，、]\s*|(?:还有|并且|同时|以及|并|再)/giu;
+/**
+ * The word that opens a part only to say where in a sequence it comes ("First, …", "Next, …", "首先，…"),
+ * with its comma: it asks for nothing, and would meet tools such as `predictNextPurchase`. Without a
+ * comma only when it is the whole part ("Last week's sales" keeps its "last"). The Chinese words that
+ * join two requests (然后, 另外…) never open a part: {@link STRONG_JOIN} takes them.
+ */
+const SEQUENCE_WORD = new RegExp(
+  `^(?:${[
+    "first(?:ly)?|second(?:ly)?|third(?:ly)?|next|then|finally|lastly|last",
+    "additionally|also|moreover|furthermore|besides|afterwards?|after\\s+that|in\\s+addition",
+    "to\\s+(?:begin|start)(?:\\s+with)?",
+    "首先|其次|再次|最后",
+  ].join("|")})(?:\\s*[,:，：]\\s*|[\\s.。]*$)`,
+  "iu",
+);
 
 /**
  * Split a request into its sentences, for requests that ask for several things at once ("Detect the
@@ -49,21 +64,6 @@ export function splitSentence(sentence: string): string[] {
     .flatMap((piece) => splitAt(piece, WEAK_JOIN, opensRequest))
     .flatMap(distributeVerb);
 }
-
-/**
- * The word that opens a part only to say where in a sequence it comes ("First, …", "Next, …", "最后，…"),
- * with its comma: it asks for nothing, and would meet tools such as `predictNextPurchase`. Without a
- * comma only when it is the whole part ("Last week's sales" keeps its "last").
- */
-const SEQUENCE_WORD = new RegExp(
-  `^(?:${[
-    "first(?:ly)?|second(?:ly)?|third(?:ly)?|next|then|finally|lastly|last",
-    "additionally|also|moreover|furthermore|besides|afterwards?|after\\s+that|in\\s+addition",
-    "to\\s+(?:begin|start)(?:\\s+with)?",
-    "首先|其次|再次|最后|然后|接着|另外|此外",
-  ].join("|")})(?:\\s*[,:，：]\\s*|[\\s.。]*$)`,
-  "iu",
-);
 
 /**
  * True when what follows a weak join starts a request of its own: an action verb of a family, a question

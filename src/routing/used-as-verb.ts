@@ -61,12 +61,21 @@ const LANGUAGES =
   indonesian malay romanian hungarian`
     .split(/\s+/)
     .join("|");
+/** What a language's adjective may name instead of a language: money ("Japanese yen"), food, a culture's things. */
+const NOT_A_TEXT =
+  `yen|yuan|renminbi|won|baht|kronor|krona|kroner|krone|lira|liras|rupiah|forint|koruna|rubles?|roubles?|
+  francs?|pesos?|reais|real|rupees?|dong|ringgit|shekels?|dirhams?|riyals?|euros?|dollars?|cuisine|food|dishes|
+  restaurants?|literature|history|culture|art|music|films?|movies?|new\\s+year|markets?|stocks?|politics|law`
+    .split(/\s+/)
+    .join("");
 /**
- * A language as a text's target: "in Spanish", "into French", "a German version", "Dutch subtitles" (not
- * "the Chinese text in the image", which may stay as it is).
+ * A language as a text's target: "in Spanish", "into French", "a German version", "Dutch subtitles" —
+ * not after a verb of answering ("reply in Spanish" asks for the answer, not a tool), nor before what
+ * the adjective names instead ({@link NOT_A_TEXT}), nor "the Chinese text", which may stay as it is.
  */
 const LANGUAGE_TARGET = new RegExp(
-  `\\b(?:(?:in|into|to)\\s+(?:${LANGUAGES})|(?:${LANGUAGES})\\s+(?:version|translation|copy|subtitles))\\b`,
+  `(?<!\\b(?:reply|answer|respond|speak|talk)\\s+)\\b(?:in|into|to)\\s+(?:${LANGUAGES})\\b(?!\\s+(?:${NOT_A_TEXT})\\b)|` +
+    `\\b(?:${LANGUAGES})\\s+(?:version|copy|subtitles)\\b`,
   "iu",
 );
 /** A part that asks to translate in so many words needs no more. */

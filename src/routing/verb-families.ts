@@ -78,19 +78,20 @@ export function verbFamily(term: string): string | undefined {
   return VERB_OF.get(term);
 }
 
+/** A Latin word at the start of a text: an English one, as the families' words go. */
+const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
+/** The words of a family that are nouns only (the remember family's "memory"): what they name counts in full. */
+const FAMILY_NOUNS: ReadonlySet<string> = new Set(["memory"]);
+
 /**
- * True for a term that is an English word of a verb family (`save`, `retriev`), not a family's term or
- * a Chinese verb: a request's English verb says its action through its family too (see
- * `LexicalOptions.verbWordWeight`). Chinese verbs keep their weight: lowering theirs cost acebench-zh's
- * R@1 0.7 and the 58-server set's Chinese requests 0.5 R@5.
+ * True for a term that is an English word of a verb family (`save`, `retriev`; a noun that is one of
+ * its verbs too, such as "forecast", alike), not a family's term or a Chinese word: a request's English
+ * verb says its action through its family too (see `LexicalOptions.verbWordWeight`; why Chinese verbs
+ * keep their weight is in docs/routing.md).
  */
 export function isEnglishFamilyVerb(term: string): boolean {
-  return LATIN_WORD.test(term) && VERB_OF.has(term) && !FAMILY_NOUNS.has(term);
+  return FIRST_LATIN_WORD.test(term) && VERB_OF.has(term) && !FAMILY_NOUNS.has(term);
 }
-
-const LATIN_WORD = /^\p{Script=Latin}/u;
-/** The words of a family that are nouns only (see the remember family): what they name counts in full. */
-const FAMILY_NOUNS: ReadonlySet<string> = new Set(["memory", stem("memory")]);
 
 /**
  * A tokenizer that adds, after each term of a verb family, the family's term. A two-character verb the
@@ -131,7 +132,6 @@ const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
  * verb does: "what time is it, what files are in ~/notes, and tell me what you remember about Alice".
  */
 const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
-const FIRST_LATIN_WORD = /^[\p{Script=Latin}]+/u;
 /** What may come before the verb of a request: "please", 请, 帮我… */
 export const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
 

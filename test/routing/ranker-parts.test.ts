@@ -85,9 +85,15 @@ describe("request parts", () => {
       ),
     ).toEqual(["retrieve the water supply of Boston", "acquire customers by email", "chart it"]);
     expect(splitParts("首先，查一下天气。最后，提醒我带伞")).toEqual(["查一下天气", "提醒我带伞"]);
-    expect(splitParts("predict what my next purchase is going to be")).toEqual([
+    for (const one of [
       "predict what my next purchase is going to be",
-    ]);
+      "Show my meetings today and next week",
+      "book me a flight from Boston to Denver, next Friday morning",
+      "find a parking garage, next to the stadium",
+      "what's on my calendar this week and next, please",
+    ])
+      expect(splitParts(one)).toEqual([one]);
+    expect(splitParts("然后，提醒我带伞")).toEqual(["提醒我带伞"]);
     expect(splitParts("run the analysis, next plot the results")).toEqual([
       "run the analysis",
       "plot the results",
@@ -207,6 +213,10 @@ describe("request parts", () => {
       "the French Revolution in five bullets",
       "I want to polish my essay",
       "read the Chinese text in this image",
+      "convert 100 USD to Japanese yen",
+      "how much is 50 euros in Swedish krona",
+      "the best dishes in Italian cuisine",
+      "reply in Spanish: what's the weather in Madrid",
     ])
       expect(withImpliedAction(same), same).toBe(same);
     const tools = [

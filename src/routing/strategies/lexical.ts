@@ -244,14 +244,19 @@ export class LexicalStrategy implements RoutingStrategy {
     const request = new Map<string, number>();
     for (const clause of clauses)
       for (const term of clause) request.set(term, this.#countRepeats ? (request.get(term) ?? 0) + 1 : 1);
-    const fromContext = queryTerms(context, this.#tokenize).filter((term) => !request.has(term.term));
+    const fromContext = queryTerms(context, this.#tokenize)
+      .filter((term) => !request.has(term.term))
+      .map(({ term, weight }) => ({ term, weight: weight * this.#requestWeight(term) }));
     return [
       ...[...request].map(([term, count]) => ({ term, weight: count * this.#requestWeight(term) })),
       ...fromContext,
     ];
   }
 
-  /** A request's term's weight: 1, or {@link LexicalOptions.verbWordWeight} for an English verb of a family. */
+  /**
+   * A term's share of its weight in a request or its context: 1, or {@link LexicalOptions.verbWordWeight}
+   * for an English word of a verb family.
+   */
   #requestWeight(term: string): number {
     return this.#verbWordWeight !== 1 && isEnglishFamilyVerb(term) ? this.#verbWordWeight : 1;
   }
