@@ -62,12 +62,12 @@ const LANGUAGES =
     .split(/\s+/)
     .join("|");
 /** What a language's adjective may name instead of a language: money ("Japanese yen"), food, a culture's things. */
-const NOT_A_TEXT =
-  `yen|yuan|renminbi|won|baht|kronor|krona|kroner|krone|lira|liras|rupiah|forint|koruna|rubles?|roubles?|
-  francs?|pesos?|reais|real|rupees?|dong|ringgit|shekels?|dirhams?|riyals?|euros?|dollars?|cuisine|food|dishes|
-  restaurants?|literature|history|culture|art|music|films?|movies?|new\\s+year|markets?|stocks?|politics|law`
-    .split(/\s+/)
-    .join("");
+const NOT_A_TEXT = `yen yuan renminbi won baht kronor krona kroner krone liras? rupiah forint koruna rubles?
+  roubles? francs? pesos? reais real rupees? dong ringgit shekels? dirhams? riyals? euros? dollars? cuisine
+  food dishes restaurants? literature history culture art music films? movies? new\\s+year markets? stocks?
+  politics law`
+  .split(/\s+/)
+  .join("|");
 /**
  * A language as a text's target: "in Spanish", "into French", "a German version", "Dutch subtitles" —
  * not after a verb of answering ("reply in Spanish" asks for the answer, not a tool), nor before what
