@@ -28,6 +28,7 @@ const LEXICAL_OPTIONS = z.strictObject({
   queryTermCounts: z.enum(["once", "count"]).optional(),
   verbFamilies: z.boolean().optional(),
   verbWordWeight: nonNegative.optional(),
+  pathWordWeight: nonNegative.optional(),
   objectFamilies: z.boolean().optional(),
   catalogAcronyms: z.boolean().optional(),
   catalogSynonyms: z

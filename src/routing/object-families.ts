@@ -94,6 +94,8 @@ export interface ObjectMention {
   heldAs: readonly string[];
   /** Named by a value, not a word: its family's words are asked for however many tools hold them. */
   fromValue?: true;
+  /** How much its family's words count in the request: 1, or more where a value says it plainly. */
+  weight?: number;
   /** The other words of its family, as a tool's text holds them (stems, characters, bigrams). */
   others: readonly string[];
 }
@@ -166,12 +168,13 @@ export function objectsIn(text: string, terms: readonly string[]): ObjectMention
 
 /**
  * The mention of a thing a value names (value-forms.ts): its family's every word, as a tool's text holds
- * it, asked for whatever the catalog holds.
+ * it, asked for whatever the catalog holds, at `weight`.
  */
-export function valueMention(family: string): ObjectMention {
+export function valueMention(family: string, weight = 1): ObjectMention {
   return {
     heldAs: [],
     others: [...new Set(OBJECT_FAMILIES[family]!.split(/\s+/).flatMap(heldAs))],
     fromValue: true,
+    ...(weight !== 1 ? { weight } : {}),
   };
 }

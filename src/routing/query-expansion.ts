@@ -70,7 +70,7 @@ export class QueryExpansion {
       // A Chinese word is held where all its bigrams are: at most as many tools as hold the rarest. A
       // thing named by a value's form (a path, a URL) has no word: its family's words always count.
       const held = object.fromValue ? 0 : Math.min(...object.heldAs.map(documentFrequency));
-      if (held <= MAX_OBJECT_DF) add(object.others.map((term) => ({ term, weight: 1 })));
+      if (held <= MAX_OBJECT_DF) add(object.others.map((term) => ({ term, weight: object.weight ?? 1 })));
     }
     if (acronyms && words.capitals.length > 0) {
       const unused = words.capitals.filter((acronym) => documentFrequency(acronym) === 0);

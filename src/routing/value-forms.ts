@@ -6,7 +6,10 @@
 // invitee's) as a message to send, and it cost recall on both 58-server sets it was measured on. An
 // airline's code and a number name a flight ("is CA981 on time?", "MU5137 几点起飞"), read narrowly: two
 // capitals and three or four digits that are no year, so that FY24, IE11, ES2020 and VS2022 are none.
+// A path says plainly that a file is wanted, and its words are the user's names for their files, not
+// what a tool does: "Read my notes at ~/notes/standup.md" wants a file read, not a notes app.
 import { type ObjectMention, valueMention } from "./object-families.js";
+import type { Tokenize } from "./tokenizer.js";
 
 /**
  * Extensions that name what a file holds, by the family of that thing: `q3.xlsx` is a spreadsheet (the
@@ -42,9 +45,14 @@ const FILE_FORM = new RegExp(
     String.raw`[\p{L}\p{N}_.-]+(?:[\/\\][\p{L}\p{N}_.-]+)+\.[mc]?js${NAME_END})`,
   "iu",
 );
-/** A value's form and the family of the thing it names. */
-const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
-  { form: FILE_FORM, family: "file" },
+/**
+ * How much the file family's words count for a path: more than a word's 1, since a path leaves no doubt
+ * (measured at 1, 1.5 and 2 on every set; 2 cost seal-tools and the fifteen-server set a request each).
+ */
+const PATH_FILE_WEIGHT = 1.5;
+/** A value's form, the family of the thing it names, and how much that family's words count. */
+const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string; weight?: number }> = [
+  { form: FILE_FORM, family: "file", weight: PATH_FILE_WEIGHT },
   ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
     form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions.join("|")})${NAME_END}`, "iu"),
     family,
@@ -58,10 +66,35 @@ const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string }> = [
 
 /** Each form's mention, made once: a request's pieces share them, and its words hold each once. */
 const MENTIONS: ReadonlyArray<{ form: RegExp; mention: ObjectMention }> = VALUE_FORMS.map(
-  ({ form, family }) => ({ form, mention: valueMention(family) }),
+  ({ form, family, weight }) => ({ form, mention: valueMention(family, weight) }),
 );
 
 /** The things a request's values name ({@link VALUE_FORMS}), each once. */
 export function valuesIn(text: string): ObjectMention[] {
   return MENTIONS.filter(({ form }) => form.test(text)).map(({ mention }) => mention);
 }
+
+/** A path or file name as written, to its end (a sentence's closing stop left out). */
+const WHOLE_PATH = new RegExp(String.raw`${FILE_FORM.source}[^\s,;!?"'()<>\[\]{}]*`, "giu");
+/** A file name's extension: what kind of file it is, which does say what a tool must read or write. */
+const EXTENSION = /\.([\p{L}\p{N}]{1,5})$/u;
+
+/**
+ * The terms of a text that only its paths hold, its files' extensions left out: `notes` and `standup`
+ * in "Read ~/notes/standup.md" (the user's names for their things), but not `md`, and not a word the
+ * text also says outside a path ("my notes at ~/notes/x.md").
+ */
+export function pathWords(text: string, tokenize: Tokenize): ReadonlySet<string> {
+  const paths = [...text.matchAll(WHOLE_PATH)].map(([path]) => path.replace(/[.:]+$/, ""));
+  if (paths.length === 0) return NO_WORDS;
+  let rest = text;
+  for (const path of paths) rest = rest.replace(path, " ");
+  const said = new Set(tokenize(rest));
+  for (const path of paths) {
+    const extension = EXTENSION.exec(path)?.[1];
+    if (extension !== undefined) for (const term of tokenize(extension)) said.add(term);
+  }
+  const only = new Set(paths.flatMap((path) => tokenize(path)).filter((term) => !said.has(term)));
+  return only.size === 0 ? NO_WORDS : only;
+}
+const NO_WORDS: ReadonlySet<string> = new Set();

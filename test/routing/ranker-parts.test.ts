@@ -10,7 +10,7 @@ import { tokenize } from "../../src/routing/tokenizer.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
 import { toolText } from "../../src/routing/tool-text.js";
 import { withImpliedAction } from "../../src/routing/used-as-verb.js";
-import { valuesIn } from "../../src/routing/value-forms.js";
+import { pathWords, valuesIn } from "../../src/routing/value-forms.js";
 import {
   isEnglishFamilyVerb,
   opensWithVerb,
@@ -617,6 +617,36 @@ describe("object families", () => {
     // Without it: desktop_write_file, desktop_read_file, parser_parse.
     const offered = offeredBy(tools, "add a row with today's total to ~/finance/q3.xlsx", 3);
     expect(offered.some((id) => id.startsWith("excel_"))).toBe(true);
+  });
+
+  it("count the words only a path holds for little: they name the user's files, not what a tool does", () => {
+    const words = (text: string) => [...pathWords(text, tokenize)];
+    const [meeting, notes, standup, md, rust] = tokenize("meeting notes standup md rust");
+    expect(words("Read ~/meeting-notes/standup.md")).toEqual(
+      expect.arrayContaining([meeting, notes, standup]),
+    );
+    // The extension says what the file is, and a word said outside the path is the request's.
+    expect(words("Read ~/meeting-notes/standup.md")).not.toContain(md);
+    expect(words("save my notes to ~/notes/rust.md.")).toContain(rust);
+    expect(words("save my notes to ~/notes/rust.md.")).not.toEqual(expect.arrayContaining([notes]));
+    expect(words("save my notes to ~/notes/rust.md.")).not.toEqual(expect.arrayContaining([md]));
+    expect(words("open college_essay.txt")).toEqual(expect.arrayContaining(tokenize("college essay")));
+    expect(words("把 ~/blog/drafts 下面的文件挪到 ~/blog/archive")).toEqual(tokenize("blog drafts archive"));
+    for (const none of ["grab https://x.io/notes/a.md", "read my notes", "a 3/4 ratio and an A/B test"])
+      expect(words(none), none).toEqual([]);
+    const tools = [
+      toolOf("notes", "get_note", "Get a meeting note from your notes workspace"),
+      toolOf("fs", "read_file", "Read the complete contents of a file"),
+      toolOf("fs", "write_file", "Write content to a file"),
+    ];
+    const first = (options: { pathWordWeight?: number }, request: string) =>
+      new Router(tools, { offerAllUpTo: 0, strategy: new LexicalStrategy(options) }).rankNow(request, {
+        topK: 1,
+      })[0]?.id;
+    expect(first({}, "Read ~/meeting-notes/standup.md")).toBe("fs_read_file");
+    expect(first({ pathWordWeight: 1 }, "Read ~/meeting-notes/standup.md")).toBe("notes_get_note");
+    // Said outside the path, the words count in full.
+    expect(first({}, "Read the meeting notes")).toBe("notes_get_note");
   });
 
   it("leave a word the catalog itself uses alone: its own tools are evidence enough", () => {

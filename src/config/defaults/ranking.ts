@@ -74,6 +74,11 @@ export const DEFAULT_REQUIRED_PARAM_PENALTY = 0;
  * names (`save_as_pdf`, `mongodb_find`), no longer outweighs what the request acts on.
  */
 export const DEFAULT_VERB_WORD_WEIGHT = 0.25;
+/**
+ * Weight in a request of a word only its paths hold (`~/notes/standup.md`'s "notes", "standup"): the
+ * user's names for their files, not what a tool does; the file's extension keeps its weight.
+ */
+export const DEFAULT_PATH_WORD_WEIGHT = 0.25;
 
 /** Weight of an earlier user message beside the latest one (1): it sets the topic. */
 export const DEFAULT_EARLIER_USER_MESSAGE_WEIGHT = 0.5;

@@ -3,6 +3,7 @@ import {
   DEFAULT_CATALOG_SYNONYMS,
   DEFAULT_CLAUSE_WEIGHT,
   DEFAULT_FIELD_WEIGHTS,
+  DEFAULT_PATH_WORD_WEIGHT,
   DEFAULT_REQUIRED_PARAM_PENALTY,
   DEFAULT_SERVER_WEIGHT,
   DEFAULT_VERB_WORD_WEIGHT,
@@ -21,12 +22,14 @@ import { createTokenizer, type Tokenize, type TokenizerOptions } from "../tokeni
 import type { ToolDescriptor } from "../tool-descriptor.js";
 import { TOOL_FIELDS, type ToolField, toolText } from "../tool-text.js";
 import { withImpliedAction } from "../used-as-verb.js";
+import { pathWords } from "../value-forms.js";
 import { isEnglishFamilyVerb, withVerbFamilies } from "../verb-families.js";
 
 export {
   DEFAULT_CATALOG_SYNONYMS,
   DEFAULT_CLAUSE_WEIGHT,
   DEFAULT_FIELD_WEIGHTS,
+  DEFAULT_PATH_WORD_WEIGHT,
   DEFAULT_REQUIRED_PARAM_PENALTY,
   DEFAULT_SERVER_WEIGHT,
   DEFAULT_VERB_WORD_WEIGHT,
@@ -73,6 +76,12 @@ export interface LexicalOptions {
    * Only with `verbFamilies`.
    */
   verbWordWeight?: number;
+  /**
+   * Weight in the request of a word only its paths hold ("notes" in `~/notes/standup.md`): the user's
+   * names for their files, not what a tool does; 1 counts it as any word; default
+   * {@link DEFAULT_PATH_WORD_WEIGHT}. A file's extension keeps its weight.
+   */
+  pathWordWeight?: number;
   /**
    * Let a request's word that few tools hold also ask for the other words of its object family ("folder"
    * → "directory", 截图 → "screenshot"; see object-families.ts); default `true`.
@@ -122,6 +131,7 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #acronyms: CatalogAcronyms | undefined;
   readonly #expansion: QueryExpansion;
   readonly #verbWordWeight: number;
+  readonly #pathWordWeight: number;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -138,6 +148,7 @@ export class LexicalStrategy implements RoutingStrategy {
     this.#tokenize = options.verbFamilies === false ? tokenize : withVerbFamilies(tokenize);
     this.#verbWordWeight =
       options.verbFamilies === false ? 1 : (options.verbWordWeight ?? DEFAULT_VERB_WORD_WEIGHT);
+    this.#pathWordWeight = options.pathWordWeight ?? DEFAULT_PATH_WORD_WEIGHT;
     this.#clauseWeight = options.clauseWeight ?? DEFAULT_CLAUSE_WEIGHT;
     this.#countRepeats = options.queryTermCounts === "count";
     this.#serverEvidence = new ServerEvidence(this.#tokenize);
@@ -189,6 +200,7 @@ export class LexicalStrategy implements RoutingStrategy {
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
+    const weigh = this.#weigher(query.text);
     const clauses: Array<{ terms: string[]; words: RequestWords }> = [];
     for (const said of this.#clauseWeight > 0 ? splitParts(query.text) : [query.text]) {
       const piece = withImpliedAction(said);
@@ -198,6 +210,7 @@ export class LexicalStrategy implements RoutingStrategy {
     const wholeTerms = this.#wholeTerms(
       clauses.map((clause) => clause.terms),
       query.context ?? [],
+      weigh,
     );
     const expanded = this.#expansion.expand(wholeTerms, allWords(clauses.map((clause) => clause.words)));
     const reorders =
@@ -212,7 +225,7 @@ export class LexicalStrategy implements RoutingStrategy {
             whole,
             ranked.map(({ terms, words }) =>
               this.#expansion.expand(
-                [...new Set(terms)].map((term) => ({ term, weight: this.#requestWeight(term) })),
+                [...new Set(terms)].map((term) => ({ term, weight: weigh(term) })),
                 words,
               ),
             ),
@@ -240,24 +253,35 @@ export class LexicalStrategy implements RoutingStrategy {
       .slice(0, limit);
   }
 
-  #wholeTerms(clauses: readonly string[][], context: readonly QueryPart[]): QueryTerm[] {
+  #wholeTerms(
+    clauses: readonly string[][],
+    context: readonly QueryPart[],
+    weigh: (term: string) => number,
+  ): QueryTerm[] {
     const request = new Map<string, number>();
     for (const clause of clauses)
       for (const term of clause) request.set(term, this.#countRepeats ? (request.get(term) ?? 0) + 1 : 1);
     const fromContext = queryTerms(context, this.#tokenize)
       .filter((term) => !request.has(term.term))
-      .map(({ term, weight }) => ({ term, weight: weight * this.#requestWeight(term) }));
-    return [
-      ...[...request].map(([term, count]) => ({ term, weight: count * this.#requestWeight(term) })),
-      ...fromContext,
-    ];
+      .map(({ term, weight }) => ({ term, weight: weight * this.#verbWeight(term) }));
+    return [...[...request].map(([term, count]) => ({ term, weight: count * weigh(term) })), ...fromContext];
+  }
+
+  /**
+   * A term's share of its weight in the request: its {@link #verbWeight}, times
+   * {@link LexicalOptions.pathWordWeight} for a word only the request's paths hold.
+   */
+  #weigher(text: string): (term: string) => number {
+    const inPaths = this.#pathWordWeight === 1 ? undefined : pathWords(text, this.#tokenize);
+    if (inPaths === undefined || inPaths.size === 0) return (term) => this.#verbWeight(term);
+    return (term) => this.#verbWeight(term) * (inPaths.has(term) ? this.#pathWordWeight : 1);
   }
 
   /**
    * A term's share of its weight in a request or its context: 1, or {@link LexicalOptions.verbWordWeight}
    * for an English word of a verb family.
    */
-  #requestWeight(term: string): number {
+  #verbWeight(term: string): number {
     return this.#verbWordWeight !== 1 && isEnglishFamilyVerb(term) ? this.#verbWordWeight : 1;
   }
 
