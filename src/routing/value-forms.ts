@@ -47,7 +47,8 @@ const FILE_FORM = new RegExp(
 );
 /**
  * How much the file family's words count for a path: more than a word's 1, since a path leaves no doubt
- * (measured at 1, 1.5 and 2 on every set; 2 cost seal-tools and the fifteen-server set a request each).
+ * (measured at 1, 1.5 and 2 on every set; 2 cost seal-tools R@5 0.1 and the real fifteen-server set a
+ * request, for a request each on the multi-part and blind ones).
  */
 const PATH_FILE_WEIGHT = 1.5;
 /** A value's form, the family of the thing it names, and how much that family's words count. */
