@@ -2,7 +2,7 @@ import { DETERMINERS, opensWithWordAsVerb } from "./used-as-verb.js";
 import { leadingActionVerb, opensWithVerb } from "./verb-families.js";
 
 /** Sentence ends in English and Chinese, semicolons and line breaks; a period only before a space. */
-const CLAUSE_END = /[。！？!?；;\n]+|\.(?=\s|$)/u;
+const CLAUSE_END = /[。！？!?；;\n]+|\.(?=\s|$)/gu;
 
 /**
  * Words that always start a new request inside a sentence ("…, then save it", "…，然后提醒我"), with the
@@ -36,13 +36,11 @@ const SEQUENCE_WORD = new RegExp(
 
 /**
  * Split a request into its sentences, for requests that ask for several things at once ("Detect the
- * language of this text. Then get the gene expression of BRCA1."). Blank pieces are dropped.
+ * language of this text. Then get the gene expression of BRCA1."). A sentence's end inside a quotation
+ * is the quoted text's ("translate 'Hello, how are you?' into French" is one). Blank pieces are dropped.
  */
 export function splitClauses(text: string): string[] {
-  return text
-    .split(CLAUSE_END)
-    .map((clause) => clause.trim())
-    .filter((clause) => clause.length > 0);
+  return splitAt(text, CLAUSE_END, () => true);
 }
 
 /**
@@ -123,6 +121,10 @@ function distributeVerb(part: string): string[] {
     : [part];
 }
 
+/**
+ * The pieces of a text cut at each match of `join` (a global pattern) that lies outside every quotation
+ * and after which `starts` sees a new part begin.
+ */
 function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean): string[] {
   const parts: string[] = [];
   const quoted = quotedSpans(text);

@@ -266,6 +266,20 @@ describe("request parts", () => {
       "list the users' files",
     ]);
     expect(splitParts("save 'a', then list 'b'")).toEqual(["save 'a'", "list 'b'"]);
+    // A sentence's end inside a quotation is the quoted text's; outside, it still ends a sentence.
+    expect(splitParts("translate 'Hello, how are you?' from English to French.")).toEqual([
+      "translate 'Hello, how are you?' from English to French",
+    ]);
+    expect(splitParts("把“你好吗？我很好。”翻译成英文")).toEqual(["把“你好吗？我很好。”翻译成英文"]);
+    expect(splitParts("Translate 'Where is the station?'. Then email it to Ann.")).toEqual([
+      "Translate 'Where is the station?'",
+      "Then email it to Ann",
+    ]);
+    expect(splitParts("It's 5 o'clock. Tell me the time? I'd like it.")).toEqual([
+      "It's 5 o'clock",
+      "Tell me the time",
+      "I'd like it",
+    ]);
     // Many quotations are no quadratic search.
     const started = performance.now();
     splitParts(`${"'a' and ".repeat(20_000)}then list them`);
