@@ -8,6 +8,7 @@
 // capitals and three or four digits that are no year, so that FY24, IE11, ES2020 and VS2022 are none.
 // A path says plainly that a file is wanted, and its words are the user's names for their files, not
 // what a tool does: "Read my notes at ~/notes/standup.md" wants a file read, not a notes app.
+// A ticker beside a word of the market is a stock ("NVDA price rn?", "what are VOO and QQQ worth?").
 import { type ObjectMention, valueMention } from "./object-families.js";
 import type { Tokenize } from "./tokenizer.js";
 
@@ -51,24 +52,42 @@ const FILE_FORM = new RegExp(
  * request, for a request each on the multi-part and blind ones).
  */
 const PATH_FILE_WEIGHT = 1.5;
+/** Words of the market, which make a word in capitals beside them a ticker. */
+const MARKET_WORD = /\b(?:prices?|priced|trading|traded|closing|closes|shares|worth|stocks?)\b/iu;
+/** A word of two to five capitals standing alone: "NVDA", "VOO", "$AAPL"; not "BRK-B"'s parts or "#ops". */
+const CAPITALS = /(?<![\p{L}\p{N}_./#@-])\p{Lu}{2,5}(?![\p{L}\p{N}_/-])/gu;
+/** Words in capitals that are no ticker: currencies, file kinds, places, titles and other common acronyms. */
+const NOT_TICKERS = new Set(
+  `USD EUR GBP JPY CNY RMB CAD AUD CHF HKD INR KRW SGD PDF CSV API URL ID US USA UK EU UN NYC LA SF AM PM
+  ETA FAQ CEO CTO CFO HR IT PR QA OK TV AI ML UI UX VAT GST SKU ASAP FYI TODO`.split(/\s+/),
+);
+/** A ticker: a word in capitals that is no common acronym, in a request that speaks of the market. */
+const TICKER = {
+  test: (text: string) =>
+    MARKET_WORD.test(text) && [...text.matchAll(CAPITALS)].some(([word]) => !NOT_TICKERS.has(word)),
+};
 /** A value's form, the family of the thing it names, and how much that family's words count. */
-const VALUE_FORMS: ReadonlyArray<{ form: RegExp; family: string; weight?: number }> = [
-  { form: FILE_FORM, family: "file", weight: PATH_FILE_WEIGHT },
-  ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
-    form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions.join("|")})${NAME_END}`, "iu"),
-    family,
-  })),
-  { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
-  // After a space or at the start, a letter first, not a colour (#ffcc00, #fff): "post it in #oncall".
-  { form: /(?<!\S)#(?![\da-f]{3}(?:[\da-f]{3})?\b)\p{L}[\p{L}\p{N}_-]*/iu, family: "channel" },
-  // Beside Chinese too ("查一下MU5137的状态"): only Latin letters and digits may not touch it.
-  { form: /(?<![A-Za-z\d_-])[A-Z]{2}(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3}(?![A-Za-z\d_-])/u, family: "flight" },
-];
+const VALUE_FORMS: ReadonlyArray<{ form: { test(text: string): boolean }; family: string; weight?: number }> =
+  [
+    { form: FILE_FORM, family: "file", weight: PATH_FILE_WEIGHT },
+    ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
+      form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions.join("|")})${NAME_END}`, "iu"),
+      family,
+    })),
+    { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
+    // After a space or at the start, a letter first, not a colour (#ffcc00, #fff): "post it in #oncall".
+    { form: /(?<!\S)#(?![\da-f]{3}(?:[\da-f]{3})?\b)\p{L}[\p{L}\p{N}_-]*/iu, family: "channel" },
+    // Beside Chinese too ("查一下MU5137的状态"): only Latin letters and digits may not touch it.
+    {
+      form: /(?<![A-Za-z\d_-])[A-Z]{2}(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3}(?![A-Za-z\d_-])/u,
+      family: "flight",
+    },
+    { form: TICKER, family: "stock" },
+  ];
 
 /** Each form's mention, made once: a request's pieces share them, and its words hold each once. */
-const MENTIONS: ReadonlyArray<{ form: RegExp; mention: ObjectMention }> = VALUE_FORMS.map(
-  ({ form, family, weight }) => ({ form, mention: valueMention(family, weight) }),
-);
+const MENTIONS: ReadonlyArray<{ form: { test(text: string): boolean }; mention: ObjectMention }> =
+  VALUE_FORMS.map(({ form, family, weight }) => ({ form, mention: valueMention(family, weight) }));
 
 /** The things a request's values name ({@link VALUE_FORMS}), each once. */
 export function valuesIn(text: string): ObjectMention[] {

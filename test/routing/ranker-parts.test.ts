@@ -570,6 +570,20 @@ describe("object families", () => {
     expect(kinds("trim clip.mp4")).toEqual([file, tokenize("video")[0]]);
     for (const flight of ["is CA981 on time?", "查一下MU5137的状态", "UA1234 from SFO"])
       expect(kinds(flight)).toEqual(["flight"]);
+    // A word in capitals beside a word of the market is a ticker; a currency's code, or capitals alone, none.
+    const stock = tokenize("stock")[0];
+    for (const ticker of [
+      "NVDA price rn?",
+      "what are VOO, QQQ and SCHD worth?",
+      "$AAPL closing prices since May",
+    ])
+      expect(kinds(ticker), ticker).toEqual([stock]);
+    for (const none of [
+      "convert 100 USD to EUR at today's price",
+      "ask the NVDA team",
+      "what's the price of pizza",
+    ])
+      expect(kinds(none), none).toEqual([]);
     // Codes like flight numbers that are years, standards or cells are none.
     for (const none of ["the FY24 budget", "compile to ES2020 in VS2022", "IE11 and IP68", "cell AB12"])
       expect(kinds(none)).toEqual([]);
@@ -610,6 +624,17 @@ describe("object families", () => {
     // Without the kinds: notion_append_markdown and blog_publish_post.
     expect(top(router, "keep the summary as markdown at ~/notes/rust.md")).toBe("filesystem_write_file");
     expect(top(router, "post the number in #growth")).toBe("slack_post_message");
+  });
+
+  it("offer a stock's tools for a ticker and a price, though other tools speak of prices", () => {
+    const tools = [
+      toolOf("stocks", "get_stock_quote", "Fetch the current stock quote for a ticker symbol"),
+      toolOf("shop", "list_prices", "List the prices of products, with their currency"),
+      toolOf("hotels", "get_room_prices", "Get the room prices of a hotel for given dates"),
+    ];
+    const router = new Router(tools, { offerAllUpTo: 0 });
+    expect(top(router, "NVDA price rn?")).toBe("stocks_get_stock_quote");
+    expect(top(router, "what are VOO and QQQ trading at")).toBe("stocks_get_stock_quote");
   });
 
   it("read what a file's extension says it holds, where the catalog's file tools name the extension", () => {
