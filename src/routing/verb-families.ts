@@ -132,8 +132,12 @@ const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
  * verb does: "what time is it, what files are in ~/notes, and tell me what you remember about Alice".
  */
 const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
-/** What may come before the verb of a request: "please", 请, 帮我… */
-export const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
+/**
+ * What may come before the verb of a request: "please", "help me (to)", "can you", "could you",
+ * "I need to", "I'd like you to", 请, 帮我…
+ */
+export const POLITE =
+  /^(?:please\s+|help\s+me\s+(?:to\s+)?|(?:can|could|would)\s+you\s+|i(?:\s+(?:need|want|would)|['’]d)\s+(?:like\s+)?(?:you\s+)?to\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
 
 /**
  * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a

@@ -252,6 +252,27 @@ describe("request parts", () => {
     );
   });
 
+  it("read 'help me', 'can you' and 'I'd like you to' as what comes before a request's verb", () => {
+    expect(
+      splitParts("Please help me to set up a new database, and I'd like you to delete the index"),
+    ).toEqual(["Please help me to set up a new database", "I'd like you to delete the index"]);
+    expect(splitParts("What order keeps driving time lowest, and can you show the route on a map?")).toEqual([
+      "What order keeps driving time lowest",
+      "can you show the route on a map",
+    ]);
+    expect(
+      splitParts("Could you find the weather in Paris, the time in Tokyo, and the news in Berlin"),
+    ).toEqual([
+      "Could you find the weather in Paris",
+      "Could you find the time in Tokyo",
+      "Could you find the news in Berlin",
+    ]);
+    // Not a verb after them: the sentence stays whole.
+    expect(splitParts("book a table for two, I need to be home by nine")).toEqual([
+      "book a table for two, I need to be home by nine",
+    ]);
+  });
+
   it("leave a quotation whole: its joins are the quoted text's", () => {
     for (const one of [
       'commit with message "fix the typos, then deploy"',
