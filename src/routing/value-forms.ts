@@ -105,11 +105,18 @@ const EXTENSION = /\.([\p{L}\p{N}]{1,5})$/u;
  * text also says outside a path ("my notes at ~/notes/x.md").
  */
 export function pathWords(text: string, tokenize: Tokenize): ReadonlySet<string> {
-  const paths = [...text.matchAll(WHOLE_PATH)].map(([path]) => path.replace(/[.:]+$/, ""));
+  const paths: string[] = [];
+  const outside: string[] = [];
+  let from = 0;
+  for (const match of text.matchAll(WHOLE_PATH)) {
+    const path = match[0].replace(/[.:]+$/u, "");
+    paths.push(path);
+    outside.push(text.slice(from, match.index));
+    from = match.index + path.length;
+  }
   if (paths.length === 0) return NO_WORDS;
-  let rest = text;
-  for (const path of paths) rest = rest.replace(path, " ");
-  const said = new Set(tokenize(rest));
+  outside.push(text.slice(from));
+  const said = new Set(tokenize(outside.join(" ")));
   for (const path of paths) {
     const extension = EXTENSION.exec(path)?.[1];
     if (extension !== undefined) for (const term of tokenize(extension)) said.add(term);

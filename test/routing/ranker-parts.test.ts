@@ -692,6 +692,10 @@ describe("object families", () => {
     expect(words("save my notes to ~/notes/rust.md.")).not.toEqual(expect.arrayContaining([md]));
     expect(words("open college_essay.txt")).toEqual(expect.arrayContaining(tokenize("college essay")));
     expect(words("把 ~/blog/drafts 下面的文件挪到 ~/blog/archive")).toEqual(tokenize("blog drafts archive"));
+    // Many paths after a long text are no quadratic search.
+    const started = performance.now();
+    expect(words(`${"x ".repeat(50_000)}${"~/notes/standup.md ".repeat(5_000)}`)).toContain(standup);
+    expect(performance.now() - started).toBeLessThan(2_000);
     for (const none of ["grab https://x.io/notes/a.md", "read my notes", "a 3/4 ratio and an A/B test"])
       expect(words(none), none).toEqual([]);
     const tools = [
