@@ -148,8 +148,12 @@ function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean):
   return parts.map((part) => part.trim()).filter((part) => part.length > 0);
 }
 
-/** A quotation's opening and closing marks: "…", “…”, ‘…’, and '…' around words (not an apostrophe). */
-const QUOTATION = /"[^"\n]*"|“[^”\n]*”|‘[^’\n]*’|(?<![\p{L}\p{N}])'[^'\n]*'(?![\p{L}\p{N}])/gu;
+/**
+ * A quotation's opening and closing marks: "…", “…”, ‘…’, and '…' around words — not an apostrophe,
+ * nor the inch mark of 27" or the year of '90s. An opening mark left unclosed is passed over at the next
+ * opening mark, so that a run of them is no quadratic search.
+ */
+const QUOTATION = /(?<!\d)"[^"\n]*"|“[^“”\n]*”|‘[^‘’\n]*’|(?<![\p{L}\p{N}])'(?!\d)[^'\n]*'(?![\p{L}\p{N}])/gu;
 
 /**
  * Where the text quotes something, as [opening, closing] offsets: a join inside a quotation is the quoted

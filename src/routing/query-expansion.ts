@@ -56,11 +56,17 @@ export class QueryExpansion {
     };
   }
 
-  /** The terms with what the catalog and the request's words add, each term once at its highest weight. */
+  /**
+   * The terms with what the catalog and the request's words add, each term once at its highest weight
+   * (a value's family words raise the request's own terms too).
+   */
   expand(terms: readonly QueryTerm[], words: RequestWords): QueryTerm[] {
     const { documentFrequency, synonyms, acronyms } = this.#parts;
     const present = new Set(terms.map((term) => term.term));
     const added = new Map<string, number>();
+    // A value's family words count at its weight even where the request holds them for less: the file
+    // family for "~/files/report.md", whose "files" counts little as a path's word.
+    const raised = new Map<string, number>();
     const add = (more: readonly QueryTerm[]) => {
       for (const { term, weight } of more)
         if (!present.has(term) && weight > (added.get(term) ?? 0)) added.set(term, weight);
@@ -70,15 +76,25 @@ export class QueryExpansion {
       // A Chinese word is held where all its bigrams are: at most as many tools as hold the rarest. A
       // thing named by a value's form (a path, a URL) has no word: its family's words always count.
       const held = object.fromValue ? 0 : Math.min(...object.heldAs.map(documentFrequency));
-      if (held <= MAX_OBJECT_DF) add(object.others.map((term) => ({ term, weight: object.weight ?? 1 })));
+      if (held > MAX_OBJECT_DF) continue;
+      const weight = object.weight ?? 1;
+      add(object.others.map((term) => ({ term, weight })));
+      if (object.fromValue)
+        for (const term of object.others)
+          if (present.has(term) && weight > (raised.get(term) ?? 0)) raised.set(term, weight);
     }
     if (acronyms && words.capitals.length > 0) {
       const unused = words.capitals.filter((acronym) => documentFrequency(acronym) === 0);
       add(acronyms.expand(unused.map((term) => ({ term, weight: 1 }))));
     }
-    return added.size === 0
-      ? [...terms]
-      : [...terms, ...[...added].map(([term, weight]) => ({ term, weight }))];
+    const own =
+      raised.size === 0
+        ? terms
+        : terms.map((term) => {
+            const weight = raised.get(term.term) ?? 0;
+            return weight > term.weight ? { ...term, weight } : term;
+          });
+    return [...own, ...[...added].map(([term, weight]) => ({ term, weight }))];
   }
 }
 

@@ -8,7 +8,8 @@
 // capitals and three or four digits that are no year, so that FY24, IE11, ES2020 and VS2022 are none.
 // A path says plainly that a file is wanted, and its words are the user's names for their files, not
 // what a tool does: "Read my notes at ~/notes/standup.md" wants a file read, not a notes app.
-// A ticker beside a word of the market is a stock ("NVDA price rn?", "what are VOO and QQQ worth?").
+// A ticker right beside a word of the market is a stock ("NVDA price rn?", "what are VOO and QQQ
+// worth?", "closing prices for NVDA").
 import { type ObjectMention, valueMention } from "./object-families.js";
 import type { Tokenize } from "./tokenizer.js";
 
@@ -52,19 +53,38 @@ const FILE_FORM = new RegExp(
  * request, for a request each on the multi-part and blind ones).
  */
 const PATH_FILE_WEIGHT = 1.5;
-/** Words of the market, which make a word in capitals beside them a ticker. */
-const MARKET_WORD = /\b(?:prices?|priced|trading|traded|closing|closes|shares|worth|stocks?)\b/iu;
-/** A word of two to five capitals standing alone: "NVDA", "VOO", "$AAPL"; not "BRK-B"'s parts or "#ops". */
-const CAPITALS = /(?<![\p{L}\p{N}_./#@-])\p{Lu}{2,5}(?![\p{L}\p{N}_/-])/gu;
-/** Words in capitals that are no ticker: currencies, file kinds, places, titles and other common acronyms. */
+/** A ticker as written: two to five capitals standing alone, maybe after "$" ("NVDA", "$AAPL", "VOO's"). */
+const TICKER_WORD = String.raw`\$?[A-Z]{2,5}(?:['’]s)?(?![\p{L}\p{N}_\/-])`;
+/** Tickers in a list: "NVDA", "NVDA and AMD", "VOO, QQQ and SCHD". */
+const TICKER_LIST = String.raw`${TICKER_WORD}(?:(?:,\s*(?:and\s+)?|\s+and\s+)${TICKER_WORD})*`;
+/** Words of the market, lower-case or capitalized (never all capitals: "WHAT IS THE PRICE" shouts). */
+const MARKET = `(?:${"prices? priced trading traded closing closes shares worth stocks? quotes?"
+  .split(" ")
+  .map((word) => `[${word[0]}${word[0]!.toUpperCase()}]${word.slice(1)}`)
+  .join("|")})`;
+/**
+ * Tickers right beside a word of the market: before it ("NVDA price rn?", "what are VOO, QQQ and SCHD
+ * worth", "AMD stock"), or after it and "of", "for" or "on" ("closing prices for NVDA and AMD").
+ */
+const TICKERS_AT_MARKET = new RegExp(
+  String.raw`(?<![\p{L}\p{N}_.\/#@-])${TICKER_LIST}\s+${MARKET}\b|\b${MARKET}\s+(?:of|for|on)\s+${TICKER_LIST}`,
+  "gu",
+);
+/**
+ * Words in capitals that are no ticker: currencies, file kinds, places, titles, hardware and other
+ * common acronyms ("GPU prices", "is the MBA worth it", "the NFS shares").
+ */
 const NOT_TICKERS = new Set(
   `USD EUR GBP JPY CNY RMB CAD AUD CHF HKD INR KRW SGD PDF CSV API URL ID US USA UK EU UN NYC LA SF AM PM
-  ETA FAQ CEO CTO CFO HR IT PR QA OK TV AI ML UI UX VAT GST SKU ASAP FYI TODO`.split(/\s+/),
+  ETA FAQ CEO CTO CFO HR IT PR QA OK TV AI ML UI UX VAT GST SKU ASAP FYI TODO GPU CPU RAM SSD HDD AWS GCP
+  JSON HTML CSS SQL XML HTTP VPN NFS DNS SSH MBA PHD UTC GMT EST PST CET THE ALL AND FOR`.split(/\s+/),
 );
-/** A ticker: a word in capitals that is no common acronym, in a request that speaks of the market. */
+/** A ticker: a word in capitals beside a word of the market, no common acronym. */
 const TICKER = {
   test: (text: string) =>
-    MARKET_WORD.test(text) && [...text.matchAll(CAPITALS)].some(([word]) => !NOT_TICKERS.has(word)),
+    [...text.matchAll(TICKERS_AT_MARKET)].some(([found]) =>
+      (found.match(/[A-Z]{2,5}/g) ?? []).some((word) => !NOT_TICKERS.has(word)),
+    ),
 };
 /** A value's form, the family of the thing it names, and how much that family's words count. */
 const VALUE_FORMS: ReadonlyArray<{ form: { test(text: string): boolean }; family: string; weight?: number }> =
@@ -94,8 +114,17 @@ export function valuesIn(text: string): ObjectMention[] {
   return MENTIONS.filter(({ form }) => form.test(text)).map(({ mention }) => mention);
 }
 
-/** A path or file name as written, to its end (a sentence's closing stop left out). */
-const WHOLE_PATH = new RegExp(String.raw`${FILE_FORM.source}[^\s,;!?"'()<>\[\]{}]*`, "giu");
+/**
+ * A path or file name as written, to its end: its folders, then a last part that is a file's name with
+ * its extension, or Latin letters and digits — so that Chinese after a path (把 ~/blog/drafts下面的都挪走)
+ * and the punctuation around it are no part of it.
+ */
+const WHOLE_PATH = new RegExp(
+  FILE_FORM.source +
+    String.raw`(?:[\p{L}\p{N}_.~@%+=-]*[\/\\])*` +
+    String.raw`(?:[\p{L}\p{N}_~@%+=-]*\.[A-Za-z\d]{1,5}(?![\p{L}\p{N}_])|[\p{Script=Latin}\p{N}_.~@%+=-]*)`,
+  "giu",
+);
 /** A file name's extension: what kind of file it is, which does say what a tool must read or write. */
 const EXTENSION = /\.([\p{L}\p{N}]{1,5})$/u;
 
@@ -109,7 +138,7 @@ export function pathWords(text: string, tokenize: Tokenize): ReadonlySet<string>
   const outside: string[] = [];
   let from = 0;
   for (const match of text.matchAll(WHOLE_PATH)) {
-    const path = match[0].replace(/[.:]+$/u, "");
+    const path = match[0].replace(/\p{P}+$/u, "");
     paths.push(path);
     outside.push(text.slice(from, match.index));
     from = match.index + path.length;

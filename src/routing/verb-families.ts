@@ -132,20 +132,23 @@ const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
  * verb does: "what time is it, what files are in ~/notes, and tell me what you remember about Alice".
  */
 const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
+/** What may come before the verb of a request: "please", 请, 帮我… */
+export const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
 /**
- * What may come before the verb of a request: "please", "help me (to)", "can you", "could you",
- * "I need to", "I'd like you to", 请, 帮我…
+ * An ask that may come before the verb of a request: "help me (to)", "can you", "could you", "would you",
+ * "I need (you) to", "I want to", "I'd like (you) to". Only before a verb or a question: "help me with the
+ * plan" and "can you believe it" keep theirs.
  */
-export const POLITE =
-  /^(?:please\s+|help\s+me\s+(?:to\s+)?|(?:can|could|would)\s+you\s+|i(?:\s+(?:need|want|would)|['’]d)\s+(?:like\s+)?(?:you\s+)?to\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
+const ASKING =
+  /^(?:help\s+me\s+(?:to\s+)?|(?:can|could|would)\s+you\s+(?:please\s+)?|i\s+(?:need|want)\s+(?:you\s+)?to\s+|i(?:\s+would|['’]d)\s+like\s+(?:you\s+)?to\s+)/iu;
 
 /**
  * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a
- * "please" or 帮我, with 把 (把结果写入文件: the object before its verb), or with a question word or
- * "tell me" — the mark of a new request after "and" or 以及.
+ * "please", "can you" or 帮我, with 把 (把结果写入文件: the object before its verb), or with a question word
+ * or "tell me" — the mark of a new request after "and" or 以及.
  */
 export function opensWithVerb(text: string): boolean {
-  const rest = text.replace(POLITE, "");
+  const rest = text.slice(beforeVerb(text));
   return (
     REQUEST_OPENER.test(rest) ||
     rest.startsWith("把") ||
@@ -155,14 +158,31 @@ export function opensWithVerb(text: string): boolean {
 }
 
 /**
- * The English action verb of a family the text opens with, its "please" included ("Please retrieve");
- * none for a question or "tell me", "show me" (what follows them is no list of things to act on).
+ * The English action verb of a family the text opens with, what comes before it included ("Please
+ * retrieve", "Can you find"); none for a question or "tell me", "show me" (what follows them is no list of
+ * things to act on).
  */
 export function leadingActionVerb(text: string): string | undefined {
+  const before = beforeVerb(text);
+  const rest = text.slice(before);
+  if (REQUEST_OPENER.test(rest)) return undefined;
+  const verb = verbOpening(rest);
+  return verb === undefined ? undefined : text.slice(0, before + verb.length);
+}
+
+/** How much of the text comes before its verb: a {@link POLITE} word, then an {@link ASKING} if a verb follows. */
+function beforeVerb(text: string): number {
   const polite = POLITE.exec(text)?.[0].length ?? 0;
-  const rest = text.slice(polite);
-  const latin = FIRST_LATIN_WORD.exec(rest)?.[0];
-  if (latin === undefined || REQUEST_OPENER.test(rest)) return undefined;
+  const asking = ASKING.exec(text.slice(polite))?.[0].length ?? 0;
+  if (asking === 0) return polite;
+  const rest = text.slice(polite + asking);
+  return REQUEST_OPENER.test(rest) || verbOpening(rest) !== undefined ? polite + asking : polite;
+}
+
+/** The first word of the text, when it is an English action verb of a family. */
+function verbOpening(text: string): string | undefined {
+  const latin = FIRST_LATIN_WORD.exec(text)?.[0];
+  if (latin === undefined) return undefined;
   const word = latin.toLowerCase();
-  return VERB_OF.has(word) || VERB_OF.has(stem(word)) ? text.slice(0, polite + latin.length) : undefined;
+  return VERB_OF.has(word) || VERB_OF.has(stem(word)) ? latin : undefined;
 }

@@ -4,6 +4,7 @@ import { CatalogSynonyms } from "../../src/routing/catalog-synonyms.js";
 import { splitParts } from "../../src/routing/clauses.js";
 import { serverRecallAt } from "../../src/routing/metrics.js";
 import { OBJECT_FAMILIES, objectsIn } from "../../src/routing/object-families.js";
+import { QueryExpansion } from "../../src/routing/query-expansion.js";
 import { Router } from "../../src/routing/router.js";
 import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { tokenize } from "../../src/routing/tokenizer.js";
@@ -253,12 +254,26 @@ describe("request parts", () => {
   });
 
   it("read 'help me', 'can you' and 'I'd like you to' as what comes before a request's verb", () => {
+    // Each cut below is made only because the ask before the verb is read as such.
+    for (const ask of [
+      "I need to",
+      "I want to",
+      "would you",
+      "can you",
+      "could you",
+      "I'd like you to",
+      "I would like to",
+    ])
+      expect(splitParts(`the weather in Paris, and ${ask} save a note`), ask).toEqual([
+        "the weather in Paris",
+        `${ask} save a note`,
+      ]);
     expect(
-      splitParts("Please help me to set up a new database, and I'd like you to delete the index"),
-    ).toEqual(["Please help me to set up a new database", "I'd like you to delete the index"]);
-    expect(splitParts("What order keeps driving time lowest, and can you show the route on a map?")).toEqual([
-      "What order keeps driving time lowest",
-      "can you show the route on a map",
+      splitParts("Please help me retrieve the weather in Paris, the time in Tokyo, and the news in Berlin"),
+    ).toEqual([
+      "Please help me retrieve the weather in Paris",
+      "Please help me retrieve the time in Tokyo",
+      "Please help me retrieve the news in Berlin",
     ]);
     expect(
       splitParts("Could you find the weather in Paris, the time in Tokyo, and the news in Berlin"),
@@ -267,7 +282,12 @@ describe("request parts", () => {
       "Could you find the time in Tokyo",
       "Could you find the news in Berlin",
     ]);
-    // Not a verb after them: the sentence stays whole.
+    // Only before a verb: "help me with the plan" still opens with its own verb, "help".
+    expect(splitParts("Check the weather, and help me with the migration plan")).toEqual([
+      "Check the weather",
+      "help me with the migration plan",
+    ]);
+    // No verb after the ask: the sentence stays whole.
     expect(splitParts("book a table for two, I need to be home by nine")).toEqual([
       "book a table for two, I need to be home by nine",
     ]);
@@ -296,6 +316,21 @@ describe("request parts", () => {
       "Translate 'Where is the station?'",
       "Then email it to Ann",
     ]);
+    // An inch mark and a year's apostrophe open no quotation.
+    expect(splitParts("Find '90s hits on Spotify. Then show the Beatles' albums.")).toEqual([
+      "Find '90s hits on Spotify",
+      "Then show the Beatles' albums",
+    ]);
+    expect(splitParts('Price a 27" monitor. Then find a 32" one')).toEqual([
+      'Price a 27" monitor',
+      'Then find a 32" one',
+    ]);
+    // Unclosed marks are no quadratic search.
+    for (const mark of ["‘a. ", "“a? ", "'a. ", '"a. ']) {
+      const started = performance.now();
+      splitParts(mark.repeat(25_000));
+      expect(performance.now() - started, mark).toBeLessThan(2_000);
+    }
     expect(splitParts("It's 5 o'clock. Tell me the time? I'd like it.")).toEqual([
       "It's 5 o'clock",
       "Tell me the time",
@@ -591,18 +626,26 @@ describe("object families", () => {
     expect(kinds("trim clip.mp4")).toEqual([file, tokenize("video")[0]]);
     for (const flight of ["is CA981 on time?", "查一下MU5137的状态", "UA1234 from SFO"])
       expect(kinds(flight)).toEqual(["flight"]);
-    // A word in capitals beside a word of the market is a ticker; a currency's code, or capitals alone, none.
+    // Capitals right beside a word of the market are a ticker; a common acronym's, or capitals alone, none.
     const stock = tokenize("stock")[0];
     for (const ticker of [
       "NVDA price rn?",
       "what are VOO, QQQ and SCHD worth?",
       "$AAPL closing prices since May",
+      "What are NVDA, AMD and INTC trading at right now?",
+      "pull daily closing prices for NVDA and AMD since Jan 2",
     ])
       expect(kinds(ticker), ticker).toEqual([stock]);
     for (const none of [
       "convert 100 USD to EUR at today's price",
       "ask the NVDA team",
       "what's the price of pizza",
+      "cheapest flight price from JFK to LAX next friday",
+      "is the MBA worth it",
+      "list the NFS shares on the server",
+      "GPU prices on amazon",
+      "closing the JIRA ticket",
+      "WHAT IS THE NVDA PRICE",
     ])
       expect(kinds(none), none).toEqual([]);
     // Codes like flight numbers that are years, standards or cells are none.
@@ -694,8 +737,20 @@ describe("object families", () => {
     expect(words("把 ~/blog/drafts 下面的文件挪到 ~/blog/archive")).toEqual(tokenize("blog drafts archive"));
     // Many paths after a long text are no quadratic search.
     const started = performance.now();
-    expect(words(`${"x ".repeat(50_000)}${"~/notes/standup.md ".repeat(5_000)}`)).toContain(standup);
+    expect(words(`${"x ".repeat(50_000)}${"~/notes/standup.md ".repeat(20_000)}`)).toContain(standup);
     expect(performance.now() - started).toBeLessThan(2_000);
+    // A path ends where its characters do: quotes, punctuation and Chinese after it are not its words.
+    expect(words("Read `~/notes/standup.md`")).not.toContain(md);
+    expect(words("把 ~/reports/q3.xlsx，做成图表然后发邮件给我")).toEqual(
+      expect.arrayContaining(tokenize("reports")),
+    );
+    expect(words("把 ~/reports/q3.xlsx，做成图表然后发邮件给我")).not.toEqual(
+      expect.arrayContaining([tokenize("图表")[0]]),
+    );
+    expect(words("把~/blog/drafts下面的都挪走")).toEqual(tokenize("blog drafts"));
+    expect(words("~/Downloads/租房合同.pdf 里关于押金的条款")).not.toEqual(
+      expect.arrayContaining(tokenize("押金")),
+    );
     for (const none of ["grab https://x.io/notes/a.md", "read my notes", "a 3/4 ratio and an A/B test"])
       expect(words(none), none).toEqual([]);
     const tools = [
@@ -711,6 +766,20 @@ describe("object families", () => {
     expect(first({ pathWordWeight: 1 }, "Read ~/meeting-notes/standup.md")).toBe("notes_get_note");
     // Said outside the path, the words count in full.
     expect(first({}, "Read the meeting notes")).toBe("notes_get_note");
+    // A path asks for the file family at 1.5, even where the path's own "files" counts a quarter.
+    const expansion = new QueryExpansion({ documentFrequency: () => 10, objects: true });
+    const file = tokenize("file")[0];
+    for (const [request, ownWeight] of [
+      ["summarize ~/notes/report.md", undefined],
+      ["summarize ~/files/report.md", 0.25],
+    ] as const) {
+      const terms = tokenize(request).map((term) => ({ term, weight: term === file ? ownWeight! : 1 }));
+      const expanded = expansion.expand(terms, expansion.wordsOf(request, tokenize(request)));
+      expect(
+        expanded.filter((term) => term.term === file),
+        request,
+      ).toEqual([{ term: file, weight: 1.5 }]);
+    }
   });
 
   it("leave a word the catalog itself uses alone: its own tools are evidence enough", () => {
