@@ -84,8 +84,8 @@ describe("the router over real MCP servers' tools", () => {
     { file: "queries-blind10.jsonl", measured: "57.3 / 80.2", r5: 0.54, server: 0.77, overPlain: 0.2 },
     { file: "queries-blind11.jsonl", measured: "67.7 / 93.3", r5: 0.63, server: 0.89, overPlain: 0.15 },
     { file: "queries-blind12.jsonl", measured: "75.0 / 96.7", r5: 0.7, server: 0.92, overPlain: 0.15 },
-    { file: "queries-blind13.jsonl", measured: "71.7 / 91.3", r5: 0.67, server: 0.87, overPlain: 0.2 },
-    { file: "queries-blind14.jsonl", measured: "59.6 / 88.8", r5: 0.55, server: 0.84, overPlain: 0.2 },
+    { file: "queries-blind13.jsonl", measured: "72.9 / 93.1", r5: 0.67, server: 0.87, overPlain: 0.2 },
+    { file: "queries-blind14.jsonl", measured: "59.6 / 89.2", r5: 0.55, server: 0.84, overPlain: 0.2 },
   ];
   it.each(BLIND_SETS)(
     "finds tools and servers over 58 servers for the requests of $file, written blind (measured $measured)",
