@@ -62,14 +62,17 @@ const MARKET = `(?:${"prices? priced trading traded closing closes shares worth 
   .split(" ")
   .map((word) => `[${word[0]}${word[0]!.toUpperCase()}]${word.slice(1)}`)
   .join("|")})`;
+/** A word of the market, wherever it stands. */
+const MARKET_WORD = new RegExp(String.raw`\b${MARKET}\b`, "gu");
+/** Tickers right before a word of the market ("NVDA price rn?", "what are VOO, QQQ and SCHD worth"). */
+const TICKERS_BEFORE = new RegExp(String.raw`(?<![\p{L}\p{N}_.\/#@-])${TICKER_LIST}\s+$`, "u");
+/** Tickers right after one, and "of", "for" or "on" ("closing prices for NVDA and AMD"). */
+const TICKERS_AFTER = new RegExp(String.raw`^\s+(?:of|for|on)\s+${TICKER_LIST}`, "u");
 /**
- * Tickers right beside a word of the market: before it ("NVDA price rn?", "what are VOO, QQQ and SCHD
- * worth", "AMD stock"), or after it and "of", "for" or "on" ("closing prices for NVDA and AMD").
+ * How far from a word of the market its tickers are looked for, in characters: a list of a dozen; a
+ * bound, so that a long request of capitals and commas is no quadratic search.
  */
-const TICKERS_AT_MARKET = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_.\/#@-])${TICKER_LIST}\s+${MARKET}\b|\b${MARKET}\s+(?:of|for|on)\s+${TICKER_LIST}`,
-  "gu",
-);
+const TICKER_REACH = 80;
 /**
  * Words in capitals that are no ticker: currencies, file kinds, places, titles, hardware and other
  * common acronyms ("GPU prices", "is the MBA worth it", "the NFS shares").
@@ -79,13 +82,22 @@ const NOT_TICKERS = new Set(
   ETA FAQ CEO CTO CFO HR IT PR QA OK TV AI ML UI UX VAT GST SKU ASAP FYI TODO GPU CPU RAM SSD HDD AWS GCP
   JSON HTML CSS SQL XML HTTP VPN NFS DNS SSH MBA PHD UTC GMT EST PST CET THE ALL AND FOR`.split(/\s+/),
 );
-/** A ticker: a word in capitals beside a word of the market, no common acronym. */
-const TICKER = {
-  test: (text: string) =>
-    [...text.matchAll(TICKERS_AT_MARKET)].some(([found]) =>
-      (found.match(/[A-Z]{2,5}/g) ?? []).some((word) => !NOT_TICKERS.has(word)),
-    ),
-};
+/** A ticker: a word in capitals right beside a word of the market, no common acronym. */
+const TICKER = { test: namesTicker };
+
+function namesTicker(text: string): boolean {
+  for (const market of text.matchAll(MARKET_WORD)) {
+    const from = market.index - TICKER_REACH;
+    // A reach cut inside a word starts after it.
+    const before =
+      from <= 0 ? text.slice(0, market.index) : text.slice(from, market.index).replace(/^\S*/u, "");
+    const end = market.index + market[0].length;
+    const found =
+      TICKERS_BEFORE.exec(before)?.[0] ?? TICKERS_AFTER.exec(text.slice(end, end + TICKER_REACH))?.[0];
+    if (found && (found.match(/[A-Z]{2,5}/g) ?? []).some((word) => !NOT_TICKERS.has(word))) return true;
+  }
+  return false;
+}
 /** A value's form, the family of the thing it names, and how much that family's words count. */
 const VALUE_FORMS: ReadonlyArray<{ form: { test(text: string): boolean }; family: string; weight?: number }> =
   [

@@ -648,6 +648,12 @@ describe("object families", () => {
       "WHAT IS THE NVDA PRICE",
     ])
       expect(kinds(none), none).toEqual([]);
+    // A long run of capitals and commas is no quadratic search.
+    for (const run of ["AB, ".repeat(25_000), `${"AB, ".repeat(25_000)}price`]) {
+      const started = performance.now();
+      valuesIn(run);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    }
     // Codes like flight numbers that are years, standards or cells are none.
     for (const none of ["the FY24 budget", "compile to ES2020 in VS2022", "IE11 and IP68", "cell AB12"])
       expect(kinds(none)).toEqual([]);
