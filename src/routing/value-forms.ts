@@ -82,8 +82,12 @@ const NOT_TICKERS = new Set(
   ETA FAQ CEO CTO CFO HR IT PR QA OK TV AI ML UI UX VAT GST SKU ASAP FYI TODO GPU CPU RAM SSD HDD AWS GCP
   JSON HTML CSS SQL XML HTTP VPN NFS DNS SSH MBA PHD UTC GMT EST PST CET THE ALL AND FOR`.split(/\s+/),
 );
+/** What tells a value's form in a request's text: a pattern, or a test of its own ({@link TICKER}). */
+interface Form {
+  test(text: string): boolean;
+}
 /** A ticker: a word in capitals right beside a word of the market, no common acronym. */
-const TICKER = { test: namesTicker };
+const TICKER: Form = { test: namesTicker };
 
 function namesTicker(text: string): boolean {
   for (const market of text.matchAll(MARKET_WORD)) {
@@ -99,27 +103,27 @@ function namesTicker(text: string): boolean {
   return false;
 }
 /** A value's form, the family of the thing it names, and how much that family's words count. */
-const VALUE_FORMS: ReadonlyArray<{ form: { test(text: string): boolean }; family: string; weight?: number }> =
-  [
-    { form: FILE_FORM, family: "file", weight: PATH_FILE_WEIGHT },
-    ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
-      form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions.join("|")})${NAME_END}`, "iu"),
-      family,
-    })),
-    { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
-    // After a space or at the start, a letter first, not a colour (#ffcc00, #fff): "post it in #oncall".
-    { form: /(?<!\S)#(?![\da-f]{3}(?:[\da-f]{3})?\b)\p{L}[\p{L}\p{N}_-]*/iu, family: "channel" },
-    // Beside Chinese too ("查一下MU5137的状态"): only Latin letters and digits may not touch it.
-    {
-      form: /(?<![A-Za-z\d_-])[A-Z]{2}(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3}(?![A-Za-z\d_-])/u,
-      family: "flight",
-    },
-    { form: TICKER, family: "stock" },
-  ];
+const VALUE_FORMS: ReadonlyArray<{ form: Form; family: string; weight?: number }> = [
+  { form: FILE_FORM, family: "file", weight: PATH_FILE_WEIGHT },
+  ...Object.entries(EXTENSION_FAMILIES).map(([family, extensions]) => ({
+    form: new RegExp(String.raw`[\p{L}\p{N}_-]\.(?:${extensions.join("|")})${NAME_END}`, "iu"),
+    family,
+  })),
+  { form: new RegExp(String.raw`\bhttps?:\/\/|${VALUE_START}www\.[\w-]+\.`, "iu"), family: "link" },
+  // After a space or at the start, a letter first, not a colour (#ffcc00, #fff): "post it in #oncall".
+  { form: /(?<!\S)#(?![\da-f]{3}(?:[\da-f]{3})?\b)\p{L}[\p{L}\p{N}_-]*/iu, family: "channel" },
+  // Beside Chinese too ("查一下MU5137的状态"): only Latin letters and digits may not touch it.
+  {
+    form: /(?<![A-Za-z\d_-])[A-Z]{2}(?!(?:19|20)\d\d(?!\d))[1-9]\d{2,3}(?![A-Za-z\d_-])/u,
+    family: "flight",
+  },
+  { form: TICKER, family: "stock" },
+];
 
 /** Each form's mention, made once: a request's pieces share them, and its words hold each once. */
-const MENTIONS: ReadonlyArray<{ form: { test(text: string): boolean }; mention: ObjectMention }> =
-  VALUE_FORMS.map(({ form, family, weight }) => ({ form, mention: valueMention(family, weight) }));
+const MENTIONS: ReadonlyArray<{ form: Form; mention: ObjectMention }> = VALUE_FORMS.map(
+  ({ form, family, weight }) => ({ form, mention: valueMention(family, weight) }),
+);
 
 /** The things a request's values name ({@link VALUE_FORMS}), each once. */
 export function valuesIn(text: string): ObjectMention[] {

@@ -152,7 +152,7 @@ export function opensWithVerb(text: string): boolean {
   return (
     REQUEST_OPENER.test(rest) ||
     rest.startsWith("把") ||
-    leadingActionVerb(text) !== undefined ||
+    verbOpening(rest) !== undefined ||
     HAN_VERBS.some((word) => rest.startsWith(word))
   );
 }
