@@ -2,7 +2,7 @@
 // what it acts on ("…and attach it to the card"), and nouns of sending that are verbs there ("email it
 // to Dana"). They start a request's part (clauses.ts), and a noun of sending asks for "send". A language
 // named as what a text should become asks to translate ("give it to me in Italian").
-import { POLITE } from "./verb-families.js";
+import { beforeVerb } from "./verb-families.js";
 
 /** Words that only point at a thing: "the", "my", "these"… */
 export const DETERMINERS: ReadonlySet<string> = new Set(
@@ -45,10 +45,14 @@ const VERB_BY_ITS_OBJECT = new RegExp(
   "u",
 );
 
-/** True when the text opens with a word used as a verb (after a "please"): by its object, or of sending. */
+/** A word used as a verb opens the text: by its object, or of sending. */
+const wordAsVerb = (text: string): boolean => VERB_BY_ITS_OBJECT.test(text) || SENT_AS.test(text);
+/** A noun of sending used as a verb opens the text. */
+const sentAs = (text: string): boolean => SENT_AS.test(text);
+
+/** True when the text opens with a word used as a verb, after a "please" or a "can you" ({@link beforeVerb}). */
 export function opensWithWordAsVerb(text: string): boolean {
-  const rest = text.replace(POLITE, "");
-  return VERB_BY_ITS_OBJECT.test(rest) || SENT_AS.test(rest);
+  return wordAsVerb(text.slice(beforeVerb(text, wordAsVerb, "of-you")));
 }
 
 /**
@@ -88,6 +92,6 @@ const SAYS_TRANSLATE = /translat|翻译|译成/iu;
  * asks to translate.
  */
 export function withImpliedAction(part: string): string {
-  const sent = SENT_AS.test(part.replace(POLITE, "")) ? `send ${part}` : part;
+  const sent = sentAs(part.slice(beforeVerb(part, sentAs, "of-you"))) ? `send ${part}` : part;
   return LANGUAGE_TARGET.test(sent) && !SAYS_TRANSLATE.test(sent) ? `${sent} translate` : sent;
 }

@@ -133,7 +133,7 @@ const HAN_VERBS: readonly string[] = [...VERB_OF.keys()]
  */
 const REQUEST_OPENER = /^(?:(?:tell|show|give)\s+me|let\s+me\s+know|what|how|when|where|which|who|why)\b/iu;
 /** What may come before the verb of a request: "please", 请, 帮我… */
-export const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
+const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
 /**
  * An ask that may come before the verb of a request: "help me (to)", "can you", "could you", "would you",
  * "I need (you) to", "I want to", "I'd like (you) to". Only before a verb or a question: "help me with the
@@ -141,6 +141,12 @@ export const POLITE = /^(?:please\s+|(?:请|帮我|再|也|还|去)\s*)+/iu;
  */
 const ASKING =
   /^(?:help\s+me\s+(?:to\s+)?|(?:can|could|would)\s+you\s+(?:please\s+)?|i\s+(?:need|want)\s+(?:you\s+)?to\s+|i(?:\s+would|['’]d)\s+like\s+(?:you\s+)?to\s+)/iu;
+/**
+ * The asks of {@link ASKING} that speak to the one asked ("can you", "I need you to", "help me"), not of
+ * the speaker's own wish ("I want to keep a copy", which may be a reason given for the request).
+ */
+const ASKING_YOU =
+  /^(?:help\s+me\s+(?:to\s+)?|(?:can|could|would)\s+you\s+(?:please\s+)?|i\s+(?:need|want)\s+you\s+to\s+|i(?:\s+would|['’]d)\s+like\s+you\s+to\s+)/iu;
 
 /**
  * True when the text opens with an action verb of a family ("save a note", "提交更改"), possibly after a
@@ -170,13 +176,25 @@ export function leadingActionVerb(text: string): string | undefined {
   return verb === undefined ? undefined : text.slice(0, before + verb.length);
 }
 
-/** How much of the text comes before its verb: a {@link POLITE} word, then an {@link ASKING} if a verb follows. */
-function beforeVerb(text: string): number {
+/** A family's verb or a question opens the text. */
+const opensWithFamilyVerb = (text: string): boolean =>
+  REQUEST_OPENER.test(text) || verbOpening(text) !== undefined;
+
+/**
+ * How much of the text comes before its verb: a {@link POLITE} word, then an {@link ASKING} when what
+ * follows it opens as a verb does (by default a family's verb or a question; used-as-verb.ts asks of
+ * its own words used as verbs, and takes only the asks {@link ASKING_YOU}: a word known as a verb only by
+ * where it stands is weaker evidence of a request than a family's verb).
+ */
+export function beforeVerb(
+  text: string,
+  verbFollows: (rest: string) => boolean = opensWithFamilyVerb,
+  asks: "any" | "of-you" = "any",
+): number {
   const polite = POLITE.exec(text)?.[0].length ?? 0;
-  const asking = ASKING.exec(text.slice(polite))?.[0].length ?? 0;
+  const asking = (asks === "any" ? ASKING : ASKING_YOU).exec(text.slice(polite))?.[0].length ?? 0;
   if (asking === 0) return polite;
-  const rest = text.slice(polite + asking);
-  return REQUEST_OPENER.test(rest) || verbOpening(rest) !== undefined ? polite + asking : polite;
+  return verbFollows(text.slice(polite + asking)) ? polite + asking : polite;
 }
 
 /** The first word of the text, when it is an English action verb of a family. */

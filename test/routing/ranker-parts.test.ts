@@ -179,7 +179,21 @@ describe("request parts", () => {
     expect(withImpliedAction("email the links to Maya")).toBe("send email the links to Maya");
     expect(withImpliedAction("Please text them the address")).toBe("send Please text them the address");
     expect(withImpliedAction("text me the address")).toBe("send text me the address");
+    // After an ask as after a "please": the ask comes before the verb.
+    for (const asked of [
+      "can you email it to Maya",
+      "I need you to message the team",
+      "Could you please DM them",
+    ])
+      expect(withImpliedAction(asked), asked).toBe(`send ${asked}`);
+    expect(splitParts("find the report, and can you email it to Maya")).toEqual([
+      "find the report",
+      "can you email it to Maya",
+    ]);
     for (const same of [
+      "can you email address lookups",
+      "I need to email",
+      "I want to email the team", // the speaker's wish, which may be a reason given, not an ask
       "email address of Bob",
       "check my email",
       "text analysis of the file",
