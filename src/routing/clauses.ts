@@ -34,6 +34,15 @@ const SEQUENCE_WORD = new RegExp(
   "iu",
 );
 
+/** Where a part goes on to name details of what it asks for: "…, including its size", "such as …". */
+const DETAILS = /\b(?:including|such\s+as)\b/iu;
+
+/** A part cut where it starts to name details ({@link DETAILS}): what it asks for, and the details ("" when none). */
+export function splitDetails(part: string): [asked: string, details: string] {
+  const at = DETAILS.exec(part)?.index;
+  return at === undefined ? [part, ""] : [part.slice(0, at), part.slice(at)];
+}
+
 /**
  * Split a request into its sentences, for requests that ask for several things at once ("Detect the
  * language of this text. Then get the gene expression of BRCA1."). A sentence's end inside a quotation

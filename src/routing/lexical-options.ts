@@ -29,6 +29,7 @@ const LEXICAL_OPTIONS = z.strictObject({
   verbFamilies: z.boolean().optional(),
   verbWordWeight: nonNegative.optional(),
   pathWordWeight: nonNegative.optional(),
+  detailWordWeight: nonNegative.optional(),
   objectFamilies: z.boolean().optional(),
   catalogAcronyms: z.boolean().optional(),
   catalogSynonyms: z

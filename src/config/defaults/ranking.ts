@@ -79,6 +79,12 @@ export const DEFAULT_VERB_WORD_WEIGHT = 0.25;
  * user's names for their files, not what a tool does; the file's extension keeps its weight.
  */
 export const DEFAULT_PATH_WORD_WEIGHT = 0.25;
+/**
+ * Weight in a request of a word only the details it goes on to name hold ("…about the database,
+ * including its size and the number of tables": "size", "tables"): what is asked of the thing, not the
+ * thing a tool is for.
+ */
+export const DEFAULT_DETAIL_WORD_WEIGHT = 0.25;
 
 /** Weight of an earlier user message beside the latest one (1): it sets the topic. */
 export const DEFAULT_EARLIER_USER_MESSAGE_WEIGHT = 0.5;

@@ -2,6 +2,7 @@ import {
   DEFAULT_BM25_K1,
   DEFAULT_CATALOG_SYNONYMS,
   DEFAULT_CLAUSE_WEIGHT,
+  DEFAULT_DETAIL_WORD_WEIGHT,
   DEFAULT_FIELD_WEIGHTS,
   DEFAULT_PATH_WORD_WEIGHT,
   DEFAULT_REQUIRED_PARAM_PENALTY,
@@ -11,7 +12,7 @@ import {
 import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
-import { splitParts } from "../clauses.js";
+import { splitClauses, splitDetails, splitParts } from "../clauses.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
 import { allWords, QueryExpansion, type RequestWords } from "../query-expansion.js";
 import { RequiredParams } from "../required-params.js";
@@ -28,6 +29,7 @@ import { isEnglishFamilyVerb, withVerbFamilies } from "../verb-families.js";
 export {
   DEFAULT_CATALOG_SYNONYMS,
   DEFAULT_CLAUSE_WEIGHT,
+  DEFAULT_DETAIL_WORD_WEIGHT,
   DEFAULT_FIELD_WEIGHTS,
   DEFAULT_PATH_WORD_WEIGHT,
   DEFAULT_REQUIRED_PARAM_PENALTY,
@@ -40,6 +42,8 @@ export {
  * with one term, while "Thanks." or "Hello!" has none left after stop words.
  */
 const MIN_CLAUSE_TERMS = 1;
+/** No terms: a request without paths or details. */
+const NO_TERMS: ReadonlySet<string> = new Set();
 /** How far down each sentence's own ranking is merged: its best few are what it adds. */
 const MAX_CLAUSE_HITS = 20;
 /** Least score of a part's best tool, relative to the whole request's best, for it to be put up front. */
@@ -82,6 +86,13 @@ export interface LexicalOptions {
    * {@link DEFAULT_PATH_WORD_WEIGHT}. A file's extension keeps its weight.
    */
   pathWordWeight?: number;
+  /**
+   * Weight in the request of a word only the details it goes on to name hold ("…about the database,
+   * including its size and the number of tables": "size", "tables"; see `splitDetails` in clauses.ts):
+   * what is asked of the thing, not the thing a tool is for; 1 counts it as any word; default
+   * {@link DEFAULT_DETAIL_WORD_WEIGHT}.
+   */
+  detailWordWeight?: number;
   /**
    * Let a request's word that few tools hold also ask for the other words of its object family ("folder"
    * → "directory", 截图 → "screenshot"; see object-families.ts); default `true`.
@@ -132,6 +143,7 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #expansion: QueryExpansion;
   readonly #verbWordWeight: number;
   readonly #pathWordWeight: number;
+  readonly #detailWordWeight: number;
 
   constructor(options: LexicalOptions = {}) {
     // Typed: the defaults must name every field.
@@ -149,6 +161,7 @@ export class LexicalStrategy implements RoutingStrategy {
     this.#verbWordWeight =
       options.verbFamilies === false ? 1 : (options.verbWordWeight ?? DEFAULT_VERB_WORD_WEIGHT);
     this.#pathWordWeight = options.pathWordWeight ?? DEFAULT_PATH_WORD_WEIGHT;
+    this.#detailWordWeight = options.detailWordWeight ?? DEFAULT_DETAIL_WORD_WEIGHT;
     this.#clauseWeight = options.clauseWeight ?? DEFAULT_CLAUSE_WEIGHT;
     this.#countRepeats = options.queryTermCounts === "count";
     this.#serverEvidence = new ServerEvidence(this.#tokenize);
@@ -200,9 +213,10 @@ export class LexicalStrategy implements RoutingStrategy {
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
-    const weigh = this.#weigher(query.text);
+    const parts = this.#clauseWeight > 0 ? splitParts(query.text) : splitClauses(query.text);
+    const weigh = this.#weigher(query.text, parts);
     const clauses: Array<{ terms: string[]; words: RequestWords }> = [];
-    for (const said of this.#clauseWeight > 0 ? splitParts(query.text) : [query.text]) {
+    for (const said of this.#clauseWeight > 0 ? parts : [query.text]) {
       const piece = withImpliedAction(said);
       const terms = this.#tokenize(piece);
       clauses.push({ terms, words: this.#expansion.wordsOf(piece, terms) });
@@ -269,12 +283,25 @@ export class LexicalStrategy implements RoutingStrategy {
 
   /**
    * A term's share of its weight in the request: its {@link #verbWeight}, times
-   * {@link LexicalOptions.pathWordWeight} for a word only the request's paths hold.
+   * {@link LexicalOptions.pathWordWeight} for a word only the request's paths hold and
+   * {@link LexicalOptions.detailWordWeight} for one only the details its parts name hold.
    */
-  #weigher(text: string): (term: string) => number {
-    const inPaths = this.#pathWordWeight === 1 ? undefined : pathWords(text, this.#tokenize);
-    if (inPaths === undefined || inPaths.size === 0) return (term) => this.#verbWeight(term);
-    return (term) => this.#verbWeight(term) * (inPaths.has(term) ? this.#pathWordWeight : 1);
+  #weigher(text: string, parts: readonly string[]): (term: string) => number {
+    const inPaths = this.#pathWordWeight === 1 ? NO_TERMS : pathWords(text, this.#tokenize);
+    const inDetails = this.#detailWordWeight === 1 ? NO_TERMS : this.#detailWords(parts);
+    if (inPaths.size === 0 && inDetails.size === 0) return (term) => this.#verbWeight(term);
+    return (term) =>
+      this.#verbWeight(term) *
+      (inPaths.has(term) ? this.#pathWordWeight : 1) *
+      (inDetails.has(term) ? this.#detailWordWeight : 1);
+  }
+
+  /** Terms that only the details the parts go on to name hold ({@link splitDetails}). */
+  #detailWords(parts: readonly string[]): ReadonlySet<string> {
+    const cut = parts.map(splitDetails).filter(([, details]) => details !== "");
+    if (cut.length === 0) return NO_TERMS;
+    const asked = new Set(parts.flatMap((part) => this.#tokenize(splitDetails(part)[0])));
+    return new Set(cut.flatMap(([, details]) => this.#tokenize(details)).filter((term) => !asked.has(term)));
   }
 
   /**
