@@ -68,8 +68,20 @@ export function splitParts(text: string): string[] {
 /** One sentence's parts (see {@link splitParts}); a sentence with nothing to split is one part. */
 export function splitSentence(sentence: string): string[] {
   return splitAt(sentence, STRONG_JOIN, () => true)
-    .flatMap((piece) => splitAt(piece, WEAK_JOIN, opensRequest))
+    .flatMap((piece) =>
+      splitAt(piece, WEAK_JOIN, (rest, before) => !isLoneVerb(before) && opensRequest(rest)),
+    )
     .flatMap(distributeVerb);
+}
+
+/**
+ * True when the text is only a verb of a family, with what may come before it ("Find", "I need to
+ * download"): it shares the object of the verb after it ("Find and hire a journalist", "download and
+ * install the update"), so a weak join after it starts no request of its own.
+ */
+function isLoneVerb(text: string): boolean {
+  const verb = leadingActionVerb(text);
+  return verb !== undefined && /^[\s\p{P}]*$/u.test(text.slice(verb.length));
 }
 
 /**
@@ -132,9 +144,9 @@ function distributeVerb(part: string): string[] {
 
 /**
  * The pieces of a text cut at each match of `join` (a global pattern) that lies outside every quotation
- * and after which `starts` sees a new part begin.
+ * and after which `starts` sees a new part begin (given what follows the join, and the piece before it).
  */
-function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean): string[] {
+function splitAt(text: string, join: RegExp, starts: (rest: string, before: string) => boolean): string[] {
   const parts: string[] = [];
   const quoted = quotedSpans(text);
   let quote = 0;
@@ -149,7 +161,7 @@ function splitAt(text: string, join: RegExp, starts: (rest: string) => boolean):
     // Joins come in order, and so do the quotations: the first not closed before this join may hold it.
     while (quote < quoted.length && quoted[quote]![1] < match.index) quote += 1;
     if (quote < quoted.length && quoted[quote]![0] < match.index) continue;
-    if (!starts(text.slice(end))) continue;
+    if (!starts(text.slice(end), text.slice(from, match.index))) continue;
     parts.push(text.slice(from, match.index));
     from = end;
   }

@@ -20,6 +20,17 @@ describe("request parts", () => {
     expect(splitParts("查一下天气，然后提醒我带伞")).toEqual(["查一下天气", "提醒我带伞"]);
   });
 
+  it("leave a lone verb with the verb after it: the two share one object", () => {
+    for (const whole of [
+      "Find and hire a freelance journalist named Emily",
+      "I need to download and install a software update",
+      "Please read and summarize ~/notes/q3.md",
+    ])
+      expect(splitParts(whole), whole).toEqual([whole]);
+    // A verb with an object of its own still starts a part after it.
+    expect(splitParts("Find the report and send it to Maya")).toEqual(["Find the report", "send it to Maya"]);
+  });
+
   it("cut where a question or 'tell me' starts another request, and rank a one-word sentence on its own", () => {
     expect(
       splitParts("What time is it? Also list my files and tell me what you remember about Alice"),
