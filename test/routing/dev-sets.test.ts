@@ -23,9 +23,9 @@ describe.skipIf(!existsSync(DATA))("the router on the routing dev sets", () => {
     const { tools, queries } = load("seal-tools");
     const router = new Router(tools);
     const routed = await evaluateRouter(router, queries);
-    // Plain BM25: R@1 40.9, R@5 72.7, R@10 80.3, MRR 86.8. Measured (docs/routing.md): R@5 95.0,
-    // R@10 97.2, MRR 97.5, server-level R@5 96.0.
-    expect(routed.recallAt5).toBeGreaterThanOrEqual(0.93);
+    // Plain BM25: R@1 40.9, R@5 72.7, R@10 80.3, MRR 86.8. Measured (docs/routing.md): R@5 95.5,
+    // R@10 97.5, MRR 97.6, server-level R@5 96.3. R@5 is held at the goal, 95.
+    expect(routed.recallAt5).toBeGreaterThanOrEqual(0.95);
     expect(routed.recallAt10).toBeGreaterThanOrEqual(0.96);
     expect(routed.mrr).toBeGreaterThanOrEqual(0.965);
     expect(routed.serverRecallAt5).toBeGreaterThanOrEqual(0.94);
