@@ -373,6 +373,43 @@ describe("switchyard route", () => {
     });
   });
 
+  it("with --server, shows only those servers' tools that matched: no fallback rows, fewer than k", async () => {
+    const config = path.join(dir, "thin.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { kit: sdk("--tools", "add,echo"), other: sdk("--tools", "add,echo") },
+        routing: { offerAllUpTo: 0 },
+      }),
+    );
+    // The whole offer is the fallback: nothing matches.
+    const all = await switchyard("--config", config, "--json", "route", "keep in mind that Alice likes tea");
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).not.toEqual([]);
+    const only = await switchyard(
+      "--config",
+      config,
+      "--json",
+      "route",
+      "keep in mind that Alice likes tea",
+      "--server",
+      "kit",
+    );
+    expect(only).toMatchObject({ code: 0, stderr: expect.not.stringContaining("fallback") });
+    expect(JSON.parse(only.stdout)).toEqual([]);
+    // One tool matched: one row, not k.
+    const one = await switchyard("--config", config, "--json", "route", "echo it", "--server", "kit");
+    expect((JSON.parse(one.stdout) as Array<{ name: string }>).map((tool) => tool.name)).toEqual([
+      "kit_echo",
+    ]);
+    // A catalog small enough to be offered whole: its unmatched tools are not rows either.
+    writeFileSync(config, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") } }));
+    const whole = await switchyard("--config", config, "--json", "route", "echo it", "--server", "kit");
+    expect((JSON.parse(whole.stdout) as Array<{ name: string }>).map((tool) => tool.name)).toEqual([
+      "kit_echo",
+    ]);
+  });
+
   it("shows what the agent would offer: the config's routing (pinned, topK, offerAllUpTo) and the servers' instructions", async () => {
     const config = path.join(dir, "routed.json");
     writeFileSync(

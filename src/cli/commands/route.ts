@@ -132,9 +132,10 @@ export async function routeCommand(
   const conversation = parseTranscript(query) ?? { latestUserMessage: query };
   const only = checkServerNames(config, flags.server, ctx.configFile());
   let offered = only
-    ? // The agent's ranking of the whole catalog, kept to those servers, cut to k.
+    ? // The agent's ranking of the whole catalog, kept to those servers, cut to k: only what matched
+      // (no fallback, nor the unmatched rest of a catalog offered whole), so fewer rows than k.
       (await router.select(conversation, { topK: Math.max(router.size, 1) }))
-        .filter((tool) => only.includes(tool.server))
+        .filter((tool) => only.includes(tool.server) && matched(tool))
         .slice(0, top ?? section?.topK ?? DEFAULT_TOP_K)
     : await router.select(conversation, top === undefined ? {} : { topK: top });
   // The router ranks the whole catalog; what the identity may not call is never offered (as in `ask`).
@@ -183,6 +184,12 @@ export async function routeCommand(
   ]);
   ctx.out.result(formatTable(["RANK", "TOOL", "SERVER", "SCORE", "DESCRIPTION"], rows));
   return EXIT_OK;
+}
+
+/** A tool offered for what the request said (or pinned, or used), not to fill the offer. */
+function matched(tool: OfferedTool): boolean {
+  if (tool.reason === "fallback") return false;
+  return tool.reason !== "all" || tool.score !== undefined || tool.hint !== undefined;
 }
 
 /** One line per routing hint the request matched: `hint: <when> → the tools it put first`. */
