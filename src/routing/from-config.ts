@@ -32,7 +32,7 @@ export function routerOptionsFromConfig(
 }
 
 /** The `embeddings` key as a strategy's: a local model's path, or an endpoint (the schema checked which). */
-function embeddingsSpec(
+export function embeddingsSpec(
   embeddings: NonNullable<SwitchyardConfig["routing"]>["embeddings"],
 ): StrategySpec["embeddings"] {
   if (!embeddings) return undefined;

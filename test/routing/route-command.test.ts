@@ -10,6 +10,7 @@ import { exitCodeOf, messageOf } from "../../src/cli/exit-codes.js";
 import { createAgent, loadConfigFile, Switchyard } from "../../src/index.js";
 import { ScriptedModel, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT, sdk } from "../helpers.js";
+import { startEmbeddingsServer } from "./embeddings-server.js";
 import { FLEET_TOOLS } from "./tools-fixture.js";
 
 /**
@@ -263,6 +264,96 @@ describe("switchyard route eval", () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ recallAt10: 0, mrr: 0 });
     expect(stderr).toContain("1 queries expect tools that are not in");
+  });
+});
+
+describe("route and route eval: the strategy flags", () => {
+  const evalWith = (...flags: string[]) =>
+    switchyard("--json", "route", "eval", "--tools", toolsFile, "--queries", queriesFile, ...flags);
+
+  it("two-stage uses --embeddings-url and --embeddings-model, as hybrid does", async () => {
+    await using server = await startEmbeddingsServer({ money: ["refund", "cash"] });
+    const flags = ["--embeddings-url", server.baseURL, "--embeddings-model", "m"];
+    const evalText = await switchyard(
+      "route",
+      "eval",
+      "--tools",
+      toolsFile,
+      "--queries",
+      queriesFile,
+      "--strategy",
+      "two-stage",
+      ...flags,
+    );
+    expect(evalText).toMatchObject({ code: 0, stderr: expect.stringContaining("two-stage(hybrid") });
+    expect(server.requests.length).toBeGreaterThan(0);
+    expect(server.requests.every((request) => request.model === "m")).toBe(true);
+
+    const config = path.join(dir, "embed-fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") } }));
+    const asked = server.requests.length;
+    const routed = await switchyard(
+      "--config",
+      config,
+      "--json",
+      "route",
+      "echo the text back",
+      "--strategy",
+      "two-stage",
+      ...flags,
+    );
+    expect(routed.code).toBe(0);
+    expect(server.requests.length).toBeGreaterThan(asked);
+  });
+
+  it("refuses embeddings flags that would be ignored, saying what to do (exit 2)", async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ["--strategy", "hybrid", "--embeddings-url", "http://127.0.0.1:9/v1"],
+        "--embeddings-url needs --embeddings-model",
+      ],
+      [["--strategy", "hybrid", "--embeddings-model", "m"], "--embeddings-model needs --embeddings-url"],
+      [
+        ["--embeddings-url", "http://127.0.0.1:9/v1", "--embeddings-model", "m"],
+        "--embeddings-url is used only by the embedding, hybrid and two-stage strategies, and the strategy here is lexical: add --strategy hybrid",
+      ],
+      [
+        ["--strategy", "plain-bm25", "--embeddings-path", path.join(dir, "nowhere")],
+        "--embeddings-path is used only by the embedding, hybrid and two-stage strategies, and the strategy here is plain-bm25",
+      ],
+      [
+        ["--strategy", "hybrid", "--embeddings-path", dir, "--embeddings-url", "http://127.0.0.1:9/v1"],
+        "--embeddings-path is a local model and --embeddings-url with --embeddings-model an endpoint: give one or the other",
+      ],
+      [
+        ["--strategy", "embedding", "--embeddings-url", "not-a-url", "--embeddings-model", "m"],
+        '--embeddings-url must be an http(s) URL, the endpoint\'s API root such as http://127.0.0.1:11434/v1 (got "not-a-url")',
+      ],
+    ];
+    const config = path.join(dir, "empty-fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    for (const [flags, message] of cases) {
+      expect(await evalWith(...flags)).toMatchObject({ code: 2, stderr: expect.stringContaining(message) });
+      expect(await switchyard("--config", config, "route", "check stock", ...flags)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(message),
+      });
+    }
+  });
+
+  it("suggests the strategy a misspelt --strategy meant; --top takes only digits", async () => {
+    expect(await evalWith("--strategy", "lexcial")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        '--strategy "lexcial" is not a strategy (did you mean lexical?); use one of',
+      ),
+    });
+    for (const top of ["1e1", "0x10", "5.0", " 5"])
+      expect(await evalWith("--top", top)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`--top must be a positive whole number (got "${top}")`),
+      });
+    expect((await evalWith("--top", "10")).code).toBe(0);
   });
 });
 

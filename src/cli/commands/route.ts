@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { type RoutingSection, routerFor } from "../../internal.js";
+import { didYouMean, embeddingsSpec, type RoutingSection, routerFor } from "../../internal.js";
 import {
   DEFAULT_RANKINGS_LENGTH,
   DEFAULT_TOP_K,
@@ -236,40 +236,101 @@ function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingS
   };
 }
 
+/** The strategies that use an embeddings endpoint or local model (`two-stage` when it is given one). */
+const EMBEDDING_STRATEGIES: readonly StrategyName[] = ["embedding", "hybrid", "two-stage"];
+
+/**
+ * The strategy the flags describe, over `configured` embeddings (the config's, for `route`) when the
+ * flags give none. Embeddings flags that would be ignored are a usage error: the URL without the model
+ * or the reverse, a path beside an endpoint, any of them with a strategy that uses no embeddings.
+ */
 export function strategySpec(
   flags: StrategyFlags,
   extra: Partial<StrategySpec>,
   configured?: NonNullable<RoutingSection>["embeddings"],
 ): StrategySpec {
-  const name = flags.strategy ?? "lexical";
-  if (!(STRATEGY_NAMES as readonly string[]).includes(name))
-    throw new CliError(`--strategy must be one of ${STRATEGY_NAMES.join(", ")} (got "${name}")`, EXIT_USAGE);
-  const spec: StrategySpec = { strategy: name as StrategyName, ...extra };
+  const name = strategyName(flags.strategy ?? "lexical");
+  const spec: StrategySpec = { strategy: name, ...extra };
   if (flags.reranker !== undefined) spec.reranker = { path: path.resolve(flags.reranker) };
-  if (flags.embeddingsPath !== undefined) {
-    spec.embeddings = { path: path.resolve(flags.embeddingsPath) };
-  } else if (
-    (name === "embedding" || name === "hybrid") &&
-    configured?.path !== undefined &&
-    !flags.embeddingsUrl
-  ) {
-    spec.embeddings = { path: configured.path };
-  } else if (name === "embedding" || name === "hybrid") {
-    const baseURL = flags.embeddingsUrl ?? configured?.baseURL;
-    const model = flags.embeddingsModel ?? configured?.model;
-    if (!baseURL || !model)
+  const given = embeddingsFlags(flags);
+  if (given) {
+    if (!EMBEDDING_STRATEGIES.includes(name))
       throw new CliError(
-        `--strategy ${name} needs --embeddings-url and --embeddings-model, or --embeddings-path`,
+        `${given.flag} is used only by the embedding, hybrid and two-stage strategies, and the strategy here is ${name}: ` +
+          `add --strategy hybrid (or embedding, two-stage), or drop ${given.flag}`,
         EXIT_USAGE,
       );
-    const apiKey = process.env[EMBEDDINGS_KEY_ENV] ?? configured?.apiKey;
-    spec.embeddings = { baseURL, model, ...(apiKey ? { apiKey } : {}) };
+    spec.embeddings = given.embeddings;
+  } else if (EMBEDDING_STRATEGIES.includes(name) && configured) {
+    const fromConfig = embeddingsSpec(configured);
+    if (fromConfig) spec.embeddings = fromConfig;
+  } else if (name === "embedding" || name === "hybrid") {
+    throw new CliError(
+      `--strategy ${name} needs --embeddings-url and --embeddings-model, or --embeddings-path`,
+      EXIT_USAGE,
+    );
   }
   return spec;
 }
 
+function strategyName(name: string): StrategyName {
+  if ((STRATEGY_NAMES as readonly string[]).includes(name)) return name as StrategyName;
+  const hint = didYouMean(name, STRATEGY_NAMES);
+  throw new CliError(
+    `--strategy "${name}" is not a strategy${hint ? ` (${hint})` : ""}; use one of ${STRATEGY_NAMES.join(", ")}`,
+    EXIT_USAGE,
+  );
+}
+
+/** The embeddings the flags give (a local model, or an endpoint and its model), and the flag to name. */
+function embeddingsFlags(
+  flags: StrategyFlags,
+): { flag: string; embeddings: NonNullable<StrategySpec["embeddings"]> } | undefined {
+  const { embeddingsUrl: url, embeddingsModel: model, embeddingsPath: local } = flags;
+  if (local !== undefined) {
+    if (url !== undefined || model !== undefined)
+      throw new CliError(
+        "--embeddings-path is a local model and --embeddings-url with --embeddings-model an endpoint: give one or the other",
+        EXIT_USAGE,
+      );
+    return { flag: "--embeddings-path", embeddings: { path: path.resolve(local) } };
+  }
+  if (url === undefined && model === undefined) return undefined;
+  if (!url)
+    throw new CliError(
+      "--embeddings-model needs --embeddings-url, the endpoint's API root (e.g. http://127.0.0.1:11434/v1)",
+      EXIT_USAGE,
+    );
+  if (!model)
+    throw new CliError(
+      "--embeddings-url needs --embeddings-model, the endpoint's embedding model (e.g. nomic-embed-text)",
+      EXIT_USAGE,
+    );
+  if (!isHttpUrl(url))
+    throw new CliError(
+      `--embeddings-url must be an http(s) URL, the endpoint's API root such as http://127.0.0.1:11434/v1 (got "${url}")`,
+      EXIT_USAGE,
+    );
+  // The config's key belongs to the config's endpoint: a URL from a flag gets the environment's alone.
+  const apiKey = process.env[EMBEDDINGS_KEY_ENV];
+  return {
+    flag: "--embeddings-url",
+    embeddings: { baseURL: url, model, ...(apiKey ? { apiKey } : {}) },
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** `--top`: a whole number above 0, in digits (`1e1` and `0x10` are not). */
 export function parseTop(value: string): number {
-  const top = Number(value);
+  const top = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isInteger(top) || top < 1)
     throw new CliError(`--top must be a positive whole number (got "${value}")`, EXIT_USAGE);
   return top;
