@@ -44,7 +44,8 @@ export function embeddingsSpec(
   };
 }
 
-function rerankerSpec(
+/** The `reranker` key as a strategy's. */
+export function rerankerSpec(
   reranker: NonNullable<NonNullable<SwitchyardConfig["routing"]>["reranker"]>,
 ): NonNullable<StrategySpec["reranker"]> {
   return { path: reranker.path, ...(reranker.depth === undefined ? {} : { depth: reranker.depth }) };

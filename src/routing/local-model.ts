@@ -41,6 +41,10 @@ export function locateLocalModel(at: string, key: string): LocalModelFiles {
   if (!existsSync(at))
     throw invalid(`no such file or folder ${at}; give a local ONNX model's folder or .onnx file`);
   const folder = statSync(at).isDirectory();
+  if (!folder && path.extname(at).toLowerCase() !== ".onnx")
+    throw invalid(
+      `${at} is not an .onnx model file nor a folder holding model.onnx (or onnx/model.onnx); give a local ONNX model's folder or .onnx file`,
+    );
   const model = folder
     ? [path.join(at, "model.onnx"), path.join(at, "onnx", "model.onnx")].find((file) => existsSync(file))
     : at;

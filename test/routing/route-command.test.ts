@@ -11,6 +11,7 @@ import { createAgent, loadConfigFile, Switchyard } from "../../src/index.js";
 import { ScriptedModel, startScriptedOpenAIServer } from "../../src/testing/index.js";
 import { NODE, ROOT, sdk } from "../helpers.js";
 import { startEmbeddingsServer } from "./embeddings-server.js";
+import { writeTinyEmbeddingModel, writeTinyReranker } from "./tiny-onnx.js";
 import { FLEET_TOOLS } from "./tools-fixture.js";
 
 /**
@@ -354,6 +355,67 @@ describe("route and route eval: the strategy flags", () => {
         stderr: expect.stringContaining(`--top must be a positive whole number (got "${top}")`),
       });
     expect((await evalWith("--top", "10")).code).toBe(0);
+  });
+});
+
+describe("route and route eval: a local model given by a flag", () => {
+  it("fails clearly (CONFIG_INVALID, exit 2, naming the flag) when onnxruntime cannot load it; the config's model only warns, as in the agent", async () => {
+    const brokenReranker = writeTinyReranker(path.join(dir, "broken-rerank"), { car: [1, 0] });
+    writeFileSync(path.join(brokenReranker, "model.onnx"), "not a model");
+    const brokenEmbedder = writeTinyEmbeddingModel(path.join(dir, "broken-embed"), { car: [1, 0, 0] });
+    writeFileSync(path.join(brokenEmbedder, "model.onnx"), "not a model");
+    const config = path.join(dir, "local-fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") } }));
+    const route = (...flags: string[]) => switchyard("--config", config, "route", "echo the text", ...flags);
+    const routeEval = (...flags: string[]) =>
+      switchyard("route", "eval", "--tools", toolsFile, "--queries", queriesFile, ...flags);
+    const loadFailure = (flag: string, folder: string) => ({
+      code: 2,
+      stderr: expect.stringContaining(
+        `${flag}: ${path.join(folder, "model.onnx")} is not an ONNX model onnxruntime can load`,
+      ),
+    });
+    for (const run of [route, routeEval]) {
+      expect(await run("--reranker", brokenReranker)).toMatchObject(
+        loadFailure("--reranker", brokenReranker),
+      );
+      for (const strategy of ["embedding", "hybrid", "two-stage"])
+        expect(await run("--strategy", strategy, "--embeddings-path", brokenEmbedder)).toMatchObject(
+          loadFailure("--embeddings-path", brokenEmbedder),
+        );
+    }
+    // The same model from the config: `route` shows what the agent would do, which ranks without it.
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { kit: sdk("--tools", "add,echo") },
+        routing: { reranker: { path: brokenReranker } },
+      }),
+    );
+    expect(await route()).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining("warning: rerank("),
+      stdout: expect.stringContaining("kit_echo"),
+    });
+  }, 60_000);
+
+  it("names the flag and says what a model is, for a missing path or a file that is not an .onnx model", async () => {
+    const notes = path.join(dir, "notes.txt");
+    writeFileSync(notes, "remember the milk\n");
+    writeFileSync(path.join(dir, "tokenizer.json"), "{}");
+    const routeEval = (...flags: string[]) =>
+      switchyard("route", "eval", "--tools", toolsFile, "--queries", queriesFile, ...flags);
+    expect(await routeEval("--reranker", notes)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `--reranker: ${notes} is not an .onnx model file nor a folder holding model.onnx (or onnx/model.onnx); give a local ONNX model's folder or .onnx file`,
+      ),
+    });
+    const nowhere = path.join(dir, "nowhere");
+    expect(await routeEval("--strategy", "hybrid", "--embeddings-path", nowhere)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--embeddings-path: no such file or folder ${nowhere}`),
+    });
   });
 });
 

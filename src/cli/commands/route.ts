@@ -1,11 +1,24 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { didYouMean, embeddingsSpec, type RoutingSection, routerFor } from "../../internal.js";
 import {
+  didYouMean,
+  embeddingsSpec,
+  followCatalog,
+  isSwitchyardError,
+  type RoutingSection,
+  rerankerSpec,
+  routerFor,
+  type Switchyard,
+} from "../../internal.js";
+import {
+  createStrategy,
   DEFAULT_RANKINGS_LENGTH,
   DEFAULT_TOP_K,
   type OfferedTool,
   parseTranscript,
+  type Router,
+  type RoutingStrategy,
+  routerOptionsFromConfig,
   STRATEGY_NAMES,
   type StrategyName,
   type StrategySpec,
@@ -109,7 +122,9 @@ export function registerRouteCommands(cli: Command, run: RunAction): void {
 /**
  * `switchyard route "<query>"`: what the agent would offer the model for this request, over the
  * configured fleet — the same router (`routerFor`: `routing.strategy`, `topK`, `pinned`,
- * `offerAllUpTo`, the servers' instructions) and the same selection (`select`) as `ask` and `chat`.
+ * `offerAllUpTo`, the servers' instructions) and the same selection (`select`) as `ask` and `chat`;
+ * with strategy flags, a router of its own with their strategy in place.
+ * @throws SwitchyardError `CONFIG_INVALID` when a model a flag names cannot be found or loaded.
  */
 export async function routeCommand(
   ctx: CommandContext,
@@ -123,12 +138,18 @@ export async function routeCommand(
     );
   const top = flags.top === undefined ? undefined : parseTop(flags.top);
   const config = ctx.loadConfig();
-  const section = routingSection(config.routing, flags);
+  const onError = (error: unknown, strategy: string) => {
+    // A model a flag names that cannot be loaded is a mistake to fix, not an outage to ride out: the
+    // agent (and `route` over the config's model) warns and ranks without it.
+    if (isSwitchyardError(error, "CONFIG_INVALID") && error.path?.startsWith("--")) throw error;
+    ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`);
+  };
+  // Before any server starts: the flags are checked and a local model's files found.
+  const strategy = flaggedStrategy(config.routing, flags, onError);
   const yard = await ctx.connect();
-  const router = routerFor(yard, section, {
-    onError: (error, strategy) =>
-      ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
-  });
+  const router = strategy
+    ? ownRouter(yard, config.routing, strategy)
+    : routerFor(yard, config.routing, { onError });
   const conversation = parseTranscript(query) ?? { latestUserMessage: query };
   const only = checkServerNames(config, flags.server, ctx.configFile());
   let offered = only
@@ -136,7 +157,7 @@ export async function routeCommand(
       // (no fallback, nor the unmatched rest of a catalog offered whole), so fewer rows than k.
       (await router.select(conversation, { topK: Math.max(router.size, 1) }))
         .filter((tool) => only.includes(tool.server) && matched(tool))
-        .slice(0, top ?? section?.topK ?? DEFAULT_TOP_K)
+        .slice(0, top ?? config.routing?.topK ?? DEFAULT_TOP_K)
     : await router.select(conversation, top === undefined ? {} : { topK: top });
   // The router ranks the whole catalog; what the identity may not call is never offered (as in `ask`).
   if (yard.policy) {
@@ -211,10 +232,14 @@ function scoreText(tool: OfferedTool): string {
 }
 
 /**
- * The config's `routing` section, or — when `--strategy` or the embeddings flags are given — a copy
- * with them in place (a router of its own, beside the agent's).
+ * The strategy `--strategy`, the embeddings flags and `--reranker` describe, over the config's routing
+ * (its embeddings and reranker where the flags give none); none when no such flag is given.
  */
-function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingSection {
+function flaggedStrategy(
+  routing: RoutingSection,
+  flags: StrategyFlags,
+  onError: (error: unknown, strategy: string) => void,
+): RoutingStrategy | undefined {
   if (
     flags.strategy === undefined &&
     flags.embeddingsUrl === undefined &&
@@ -222,18 +247,22 @@ function routingSection(routing: RoutingSection, flags: StrategyFlags): RoutingS
     flags.embeddingsPath === undefined &&
     flags.reranker === undefined
   )
-    return routing;
+    return undefined;
   const spec = strategySpec(
     { ...flags, strategy: flags.strategy ?? routing?.strategy ?? "lexical" },
     {},
     routing?.embeddings,
   );
-  return {
-    ...routing,
-    ...(spec.strategy !== undefined ? { strategy: spec.strategy } : {}),
-    ...(spec.embeddings ? { embeddings: { ...spec.embeddings } } : {}),
-    ...(spec.reranker ? { reranker: spec.reranker } : {}),
-  };
+  if (!spec.reranker && routing?.reranker) spec.reranker = rerankerSpec(routing.reranker);
+  return createStrategy({ ...spec, onError });
+}
+
+/** A router of its own, beside the agent's: the config's routing with `strategy` in its place. */
+function ownRouter(yard: Switchyard, routing: RoutingSection, strategy: RoutingStrategy): Router {
+  const { strategy: _, embeddings: __, reranker: ___, ...rest } = routing ?? {};
+  const following = followCatalog(yard, { ...routerOptionsFromConfig(rest), strategy });
+  following.sync();
+  return following.router;
 }
 
 /** The strategies that use an embeddings endpoint or local model (`two-stage` when it is given one). */
@@ -251,7 +280,7 @@ export function strategySpec(
 ): StrategySpec {
   const name = strategyName(flags.strategy ?? "lexical");
   const spec: StrategySpec = { strategy: name, ...extra };
-  if (flags.reranker !== undefined) spec.reranker = { path: path.resolve(flags.reranker) };
+  if (flags.reranker !== undefined) spec.reranker = { path: path.resolve(flags.reranker), key: "--reranker" };
   const given = embeddingsFlags(flags);
   if (given) {
     if (!EMBEDDING_STRATEGIES.includes(name))
@@ -293,7 +322,10 @@ function embeddingsFlags(
         "--embeddings-path is a local model and --embeddings-url with --embeddings-model an endpoint: give one or the other",
         EXIT_USAGE,
       );
-    return { flag: "--embeddings-path", embeddings: { path: path.resolve(local) } };
+    return {
+      flag: "--embeddings-path",
+      embeddings: { path: path.resolve(local), key: "--embeddings-path" },
+    };
   }
   if (url === undefined && model === undefined) return undefined;
   if (!url)
