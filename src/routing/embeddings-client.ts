@@ -27,6 +27,8 @@ export interface EmbeddingsClientOptions {
   timeoutMs?: number;
   /** Vectors kept in the cache; default {@link DEFAULT_MAX_CACHED_VECTORS}. */
   maxCached?: number;
+  /** Where the endpoint was given (a config key or CLI flag, e.g. `routing.embeddings.baseURL`), named in errors. */
+  key?: string;
 }
 
 /** The embeddings endpoint failed or answered something that is not embeddings. */
@@ -92,6 +94,7 @@ export class EmbeddingsClient implements Embedder {
       encoding_format: "float",
       ...(this.#options.dimensions ? { dimensions: this.#options.dimensions } : {}),
     };
+    const where = `${this.#options.key ? `${this.#options.key}: ` : ""}[POST] "${this.#url}"`;
     let response: Response;
     try {
       response = await fetch(this.#url, {
@@ -101,27 +104,41 @@ export class EmbeddingsClient implements Embedder {
         signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
       });
     } catch (error) {
-      throw new EmbeddingsError(`[POST] "${this.#url}": ${(error as Error).message}`, {
-        url: this.#url,
-        cause: error,
-      });
+      const timedOut = deadline.aborted && !signal?.aborted;
+      throw new EmbeddingsError(
+        timedOut
+          ? `${where}: no answer in ${this.#options.timeoutMs ?? DEFAULT_EMBEDDING_TIMEOUT_MS} ms; check that the endpoint is up, or raise timeoutMs`
+          : `${where}: ${(error as Error).message}; check that the endpoint is up and reachable at that API root (e.g. http://127.0.0.1:11434/v1)`,
+        { url: this.#url, cause: error },
+      );
     }
     const text = await response.text();
     if (!response.ok) {
       throw new EmbeddingsError(
-        `[POST] "${this.#url}": ${response.status} ${response.statusText} ${text.slice(0, 200)}`,
+        `${where}: ${response.status} ${response.statusText} ${text.slice(0, 200)}`.trimEnd() +
+          `; ${statusHint(response.status, this.#options.model)}`,
         {
           url: this.#url,
           status: response.status,
         },
       );
     }
-    return parseEmbeddings(text, input.length, this.#url);
+    return parseEmbeddings(text, input.length, this.#url, where);
   }
 }
 
-function parseEmbeddings(text: string, count: number, url: string): Float32Array[] {
-  const fail = (what: string) => new EmbeddingsError(`[POST] "${url}": ${what}`, { url });
+/** What to check after an HTTP error status. */
+function statusHint(status: number, model: string): string {
+  if (status === 401 || status === 403) return "check the API key the endpoint expects";
+  if (status === 404)
+    return `check that the URL is the API root (…/v1, without /embeddings) and that it serves the model "${model}"`;
+  if (status >= 500) return "the endpoint failed; check its logs, or try again";
+  return `check that the endpoint speaks OpenAI's embeddings API and serves the model "${model}"`;
+}
+
+function parseEmbeddings(text: string, count: number, url: string, where: string): Float32Array[] {
+  const fail = (what: string) =>
+    new EmbeddingsError(`${where}: ${what}; is it an OpenAI-compatible embeddings endpoint?`, { url });
   let data: unknown;
   try {
     data = (JSON.parse(text) as { data?: unknown }).data;

@@ -41,6 +41,7 @@ export function embeddingsSpec(
     baseURL: embeddings.baseURL ?? "",
     model: embeddings.model ?? "",
     ...(embeddings.apiKey === undefined ? {} : { apiKey: embeddings.apiKey }),
+    key: "routing.embeddings.baseURL",
   };
 }
 

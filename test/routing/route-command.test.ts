@@ -307,6 +307,49 @@ describe("route and route eval: the strategy flags", () => {
     expect(server.requests.length).toBeGreaterThan(asked);
   });
 
+  it("names the flag or config key of an endpoint that fails, and what to check; route ranks without it, route eval fails", async () => {
+    const closed = await startEmbeddingsServer({});
+    const url = closed.baseURL;
+    await closed.close();
+    const flags = ["--strategy", "hybrid", "--embeddings-url", url, "--embeddings-model", "m"];
+    const down = `--embeddings-url: [POST] "${url}/embeddings": fetch failed; check that the endpoint is up and reachable`;
+    expect(await evalWith(...flags)).toMatchObject({ code: 1, stderr: expect.stringContaining(down) });
+    const config = path.join(dir, "down-fleet.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") } }));
+    expect(await switchyard("--config", config, "route", "echo it", ...flags)).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining(`ranking failed, using the others: ${down}`),
+    });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { kit: sdk("--tools", "add,echo") },
+        routing: { strategy: "hybrid", embeddings: { baseURL: url, model: "m" } },
+      }),
+    );
+    expect(await switchyard("--config", config, "route", "echo it")).toMatchObject({
+      code: 0,
+      stderr: expect.stringContaining(`routing.embeddings.baseURL: [POST] "${url}/embeddings": fetch failed`),
+    });
+    await using server = await startEmbeddingsServer({});
+    server.misbehave({ status: 404 });
+    expect(
+      await evalWith(
+        "--strategy",
+        "embedding",
+        "--embeddings-url",
+        server.baseURL,
+        "--embeddings-model",
+        "m",
+      ),
+    ).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        'check that the URL is the API root (…/v1, without /embeddings) and that it serves the model "m"',
+      ),
+    });
+  });
+
   it("refuses embeddings flags that would be ignored, saying what to do (exit 2)", async () => {
     const cases: Array<[string[], string]> = [
       [

@@ -347,7 +347,7 @@ function embeddingsFlags(
   const apiKey = process.env[EMBEDDINGS_KEY_ENV];
   return {
     flag: "--embeddings-url",
-    embeddings: { baseURL: url, model, ...(apiKey ? { apiKey } : {}) },
+    embeddings: { baseURL: url, model, key: "--embeddings-url", ...(apiKey ? { apiKey } : {}) },
   };
 }
 
