@@ -6,17 +6,20 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: stri
 
 /**
  * Read an offline catalog, `tools.json` of the routing data README: a JSON array of
- * `{ id, server, name, description, inputSchema, server_title?, server_description? }`.
- * `id` must be unique; `name` defaults to `id`, `server` to `""`; an empty array is an error.
+ * `{ id, server, name, description, inputSchema, server_title?, server_description? }`, or
+ * `{ "tools": [...] }` (as `scan --tools` reads). `id` must be unique; `name` defaults to `id`, `server`
+ * to `""`; an empty array is an error. A leading UTF-8 byte order mark is skipped.
  */
 export function parseToolsJson(text: string): ParseResult<ToolDescriptor[]> {
-  let data: unknown;
+  let parsed: unknown;
   try {
-    data = JSON.parse(text);
+    parsed = JSON.parse(withoutBom(text));
   } catch (error) {
-    return { ok: false, problem: `not valid JSON (${(error as Error).message})` };
+    return { ok: false, problem: `not valid JSON (${oneLine(error)})` };
   }
-  if (!Array.isArray(data)) return { ok: false, problem: "expected a JSON array of tools" };
+  const data = isObject(parsed) && Array.isArray(parsed.tools) ? parsed.tools : parsed;
+  if (!Array.isArray(data))
+    return { ok: false, problem: 'expected a JSON array of tools, or { "tools": [...] }' };
   const tools: ToolDescriptor[] = [];
   const seen = new Map<string, number>();
   for (const [index, item] of data.entries()) {
@@ -58,7 +61,7 @@ export function parseToolsJson(text: string): ParseResult<ToolDescriptor[]> {
 export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
   const queries: LabelledQuery[] = [];
   const seen = new Map<string, number>();
-  const lines = text.split("\n");
+  const lines = withoutBom(text).split("\n");
   for (const [index, line] of lines.entries()) {
     if (line.trim() === "") continue;
     const where = `line ${index + 1}`;
@@ -66,7 +69,7 @@ export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
     try {
       item = JSON.parse(line);
     } catch (error) {
-      return { ok: false, problem: `${where}: not valid JSON (${(error as Error).message})` };
+      return { ok: false, problem: `${where}: not valid JSON (${oneLine(error)})` };
     }
     if (!isObject(item)) return { ok: false, problem: `${where}: expected a JSON object` };
     if (typeof item.query !== "string" || item.query.trim() === "")
@@ -89,6 +92,16 @@ export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
   }
   if (queries.length === 0) return { ok: false, problem: "no queries (expected one JSON object per line)" };
   return { ok: true, value: queries };
+}
+
+/** The text without the byte order mark some editors put first (JSON.parse refuses it). */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** A parser's message on one line: it may quote the text it choked on, newlines and all. */
+function oneLine(error: unknown): string {
+  return (error as Error).message.replace(/\s*[\r\n]+\s*/g, " ");
 }
 
 function isGroups(value: unknown): value is string[][] {

@@ -230,6 +230,55 @@ describe("switchyard route eval", () => {
     });
   });
 
+  it('reads files with a byte order mark, and { "tools": [...] } as scan --tools does; says 1 tool, not 1 tools', async () => {
+    const one = [{ id: "kit_echo", server: "kit", name: "echo", description: "Echo the text back" }];
+    const bomTools = path.join(dir, "bom-tools.json");
+    writeFileSync(bomTools, `\uFEFF${JSON.stringify(one)}`);
+    const bomQueries = path.join(dir, "bom-queries.jsonl");
+    writeFileSync(bomQueries, '\uFEFF{"id":"q","query":"echo it","expected":["kit_echo"]}\r\n');
+    const read = await switchyard("route", "eval", "--tools", bomTools, "--queries", bomQueries);
+    expect(read).toMatchObject({ code: 0, stderr: expect.stringMatching(/^lexical over 1 tool \(/) });
+    const wrapped = path.join(dir, "wrapped-tools.json");
+    writeFileSync(wrapped, JSON.stringify({ tools: one }));
+    expect(
+      await switchyard("--json", "route", "eval", "--tools", wrapped, "--queries", bomQueries),
+    ).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('"recallAt1": 1'),
+    });
+  });
+
+  it("reports a file it cannot parse, or a directory, in one line that says what to give", async () => {
+    const broken = path.join(dir, "broken-tools.json");
+    writeFileSync(broken, '[\n{"id": oops\n}\n]');
+    const bad = await switchyard("route", "eval", "--tools", broken, "--queries", queriesFile);
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--tools file ${broken}: not valid JSON`),
+    });
+    expect(bad.stderr.trimEnd().split("\n")).toHaveLength(1);
+    const brokenLine = path.join(dir, "broken-line.jsonl");
+    writeFileSync(brokenLine, '{"query": "a\u0001", "expected": [}\n');
+    const line = await switchyard("route", "eval", "--tools", toolsFile, "--queries", brokenLine);
+    expect(line).toMatchObject({ code: 2, stderr: expect.stringContaining("line 1: not valid JSON") });
+    expect(line.stderr.trimEnd().split("\n")).toHaveLength(1);
+
+    const folder = mkdtempSync(path.join(dir, "folder-"));
+    const isDir = (flag: string) =>
+      expect.stringContaining(`${flag} file ${folder}: it is a directory; give a file`);
+    expect(await switchyard("route", "eval", "--tools", folder, "--queries", queriesFile)).toMatchObject({
+      code: 2,
+      stderr: isDir("cannot read --tools"),
+    });
+    expect(await switchyard("route", "eval", "--tools", toolsFile, "--queries", folder)).toMatchObject({
+      code: 2,
+      stderr: isDir("cannot read --queries"),
+    });
+    expect(
+      await switchyard("route", "eval", "--tools", toolsFile, "--queries", queriesFile, "--rankings", folder),
+    ).toMatchObject({ code: 2, stderr: isDir("cannot write --rankings") });
+  });
+
   it("refuses --lexical options it does not know or cannot take, saying which and what was meant", async () => {
     const lexical = (json: string) =>
       switchyard("route", "eval", "--tools", toolsFile, "--queries", queriesFile, "--lexical", json);
@@ -264,7 +313,7 @@ describe("switchyard route eval", () => {
     );
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ recallAt10: 0, mrr: 0 });
-    expect(stderr).toContain("1 queries expect tools that are not in");
+    expect(stderr).toContain("1 query expects tools that are not in");
   });
 });
 

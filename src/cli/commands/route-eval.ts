@@ -18,7 +18,7 @@ import {
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
 import { formatTable } from "../table.js";
-import { parseTop, type RouteEvalFlags, strategySpec } from "./route.js";
+import { countOf, parseTop, type RouteEvalFlags, strategySpec } from "./route.js";
 
 /**
  * `switchyard route eval`: rank every labelled query over an offline catalog and print R@1, R@5, R@10,
@@ -53,7 +53,7 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
     try {
       writeFileSync(flags.rankings, `${lines.join("\n")}\n`);
     } catch (error) {
-      throw new CliError(`cannot write --rankings file ${flags.rankings}: ${messageOf(error)}`, EXIT_USAGE);
+      throw new CliError(`cannot write --rankings file ${flags.rankings}: ${fileProblem(error)}`, EXIT_USAGE);
     }
   }
   const rewritten = model ? await evaluateRewritten(ctx, model, router, queries, flags, depth) : undefined;
@@ -108,7 +108,7 @@ export async function routeEvalCommand(ctx: CommandContext, flags: RouteEvalFlag
       : formatTable(header, [row(evaluation)]),
   );
   ctx.out.note(
-    `${router.strategy} over ${router.size} tools (index built in ${Math.round(buildMs)} ms); recall and MRR in percent`,
+    `${router.strategy} over ${countOf(router.size, "tool")} (index built in ${Math.round(buildMs)} ms); recall and MRR in percent`,
   );
   if (rewritten)
     ctx.out.note(
@@ -192,12 +192,19 @@ function readData<T>(flag: string, file: string, parse: (text: string) => ParseR
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : messageOf(error);
-    throw new CliError(`cannot read ${flag} file ${file}: ${reason}`, EXIT_USAGE);
+    throw new CliError(`cannot read ${flag} file ${file}: ${fileProblem(error)}`, EXIT_USAGE);
   }
   const parsed = parse(text);
   if (!parsed.ok) throw new CliError(`${flag} file ${file}: ${parsed.problem}`, EXIT_USAGE);
   return parsed.value;
+}
+
+/** Why a file could not be read or written, in words (not `EISDIR: illegal operation on a directory`). */
+function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EISDIR") return "it is a directory; give a file";
+  return messageOf(error);
 }
 
 /** Expected ids missing from the tools file count as misses; say so once, with an example. */
@@ -215,6 +222,6 @@ function warnUnknownExpected(
   const example = affected[0]!;
   const missing = example.expectedGroups.flat().find((id) => !ids.has(id));
   ctx.out.note(
-    `warning: ${affected.length} queries expect tools that are not in ${toolsFile} (e.g. "${missing}" in query ${example.id}); they count as misses`,
+    `warning: ${affected.length === 1 ? "1 query expects" : `${affected.length} queries expect`} tools that are not in ${toolsFile} (e.g. "${missing}" in query ${example.id}); they count as misses`,
   );
 }

@@ -170,12 +170,12 @@ export async function routeCommand(
   if (fallback.length > 0) {
     const ranked = offered.filter((tool) => tool.reason === "ranked").length;
     const servers = [...new Set(fallback.map((tool) => tool.server))];
-    const of = `${fallback.length} tools of ${servers.length === 1 ? "server" : "servers"} ${servers.join(", ")}`;
+    const of = `${countOf(fallback.length, "tool")} of ${servers.length === 1 ? "server" : "servers"} ${servers.join(", ")}`;
     ctx.out.note(
       ranked === 0
         ? `nothing matched "${firstLine(query)}"; offering the fallback: ${of} ` +
             "(each server in turn, the tools that need the fewest arguments first)"
-        : `only ${ranked} of ${router.size} tools matched "${firstLine(query)}"; offering the fallback beside them: ${of} ` +
+        : `only ${ranked} of ${countOf(router.size, "tool")} matched "${firstLine(query)}"; offering the fallback beside them: ${of} ` +
             "(the matching tools' servers first, then each server in turn; the tools that need the fewest arguments first)",
     );
   }
@@ -193,7 +193,7 @@ export async function routeCommand(
     return EXIT_OK;
   }
   if (offered.length === 0) {
-    ctx.out.note(`no tool matches "${firstLine(query)}" (${router.size} tools in the catalog)`);
+    ctx.out.note(`no tool matches "${firstLine(query)}" (${countOf(router.size, "tool")} in the catalog)`);
     return EXIT_OK;
   }
   const rows = offered.map((tool, i) => [
@@ -358,6 +358,11 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** "1 tool", "2 tools". */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** `--top`: a whole number above 0, in digits (`1e1` and `0x10` are not). */
