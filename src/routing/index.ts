@@ -15,6 +15,7 @@ export {
   type Conversation,
   type ConversationWeights,
   conversationQuery,
+  isTranscript,
   parseTranscript,
   queryFromText,
 } from "./conversation.js";

@@ -612,10 +612,16 @@ describe("switchyard route", () => {
     expect(table.stdout).toMatch(
       /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+\d+\.\d\d\s+Echo the text back\n/,
     );
-    expect(await switchyard("--config", config, "route", "  ")).toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining("route: the request is empty"),
-    });
+    for (const empty of [
+      "  ",
+      "assistant: what can I do?",
+      "user:\nassistant: ok",
+      "system: be brief\nuser:   ",
+    ])
+      expect(await switchyard("--config", config, "route", empty)).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining("route: the request is empty"),
+      });
   });
 
   it("with --server, shows only those servers' tools that matched: no fallback rows, fewer than k", async () => {

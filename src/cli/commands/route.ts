@@ -14,6 +14,7 @@ import {
   createStrategy,
   DEFAULT_RANKINGS_LENGTH,
   DEFAULT_TOP_K,
+  isTranscript,
   type OfferedTool,
   parseTranscript,
   type Router,
@@ -131,7 +132,9 @@ export async function routeCommand(
   query: string,
   flags: StrategyFlags,
 ): Promise<number> {
-  if (query.trim() === "")
+  // A transcript with no user text asks nothing, as an empty request does.
+  const conversation = parseTranscript(query) ?? { latestUserMessage: isTranscript(query) ? "" : query };
+  if (conversation.latestUserMessage.trim() === "")
     throw new CliError(
       'route: the request is empty: give the text to route, e.g. switchyard route "refund my last order"',
       EXIT_USAGE,
@@ -150,7 +153,6 @@ export async function routeCommand(
   const router = strategy
     ? ownRouter(yard, config.routing, strategy)
     : routerFor(yard, config.routing, { onError });
-  const conversation = parseTranscript(query) ?? { latestUserMessage: query };
   const only = checkServerNames(config, flags.server, ctx.configFile());
   let offered = only
     ? // The agent's ranking of the whole catalog, kept to those servers, cut to k: only what matched
