@@ -31,6 +31,8 @@ export interface ResolveModelOptions {
   section?: ModelSection;
   /** `--model`: overrides the name. */
   name?: string;
+  /** The CLI flag that sets the name (`--model`), offered in the errors; none where there is no such flag. */
+  nameFlag?: string;
   /** Where `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `SWITCHYARD_MODEL` are read; default `process.env`. */
   env?: Record<string, string | undefined>;
   stream?: boolean;
@@ -40,7 +42,7 @@ export interface ResolveModelOptions {
 export const HOW_TO_CONFIGURE_MODEL =
   'add a "model" section to the config ({ "baseURL": "http://127.0.0.1:11434/v1", "name": "qwen2.5" }), ' +
   "or set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server: vLLM, Ollama, DeepSeek, Qwen…) " +
-  "together with SWITCHYARD_MODEL, or pass --model";
+  "together with SWITCHYARD_MODEL";
 
 /** How to complete a `model` section that names neither a server nor a key, for error messages. */
 const HOW_TO_COMPLETE_MODEL_SECTION =
@@ -62,7 +64,8 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelProvider {
   const section = withEnvironment(options.section ?? {}, env);
   if (!section.baseURL && !section.apiKey) {
     const how = options.section ? HOW_TO_COMPLETE_MODEL_SECTION : HOW_TO_CONFIGURE_MODEL;
-    throw new SwitchyardError("MODEL_NOT_CONFIGURED", `no model is configured: ${how}`);
+    const flag = options.nameFlag && !options.section ? `, or pass ${options.nameFlag}` : "";
+    throw new SwitchyardError("MODEL_NOT_CONFIGURED", `no model is configured: ${how}${flag}`);
   }
   const baseURL = section.baseURL || DEFAULT_OPENAI_BASE_URL;
   const name =
@@ -70,7 +73,8 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelProvider {
   if (!name) {
     throw new SwitchyardError(
       "MODEL_NOT_CONFIGURED",
-      `no model name for ${baseURL}: set SWITCHYARD_MODEL, "model.name" in the config, or pass --model`,
+      `no model name for ${baseURL}: set SWITCHYARD_MODEL or "model.name" in the config` +
+        (options.nameFlag ? `, or pass ${options.nameFlag}` : ""),
     );
   }
   const modelOptions: OpenAIChatModelOptions = { baseURL, model: name };

@@ -51,10 +51,11 @@ const NOWHERE = "http://127.0.0.1:1/v1";
 const ask = { messages: [{ role: "user" as const, content: "hi" }], tools: [] };
 
 describe("resolveModel", () => {
-  it("says exactly how to configure a model when there is none", () => {
-    expect(() => resolveModel({ env: {} })).toThrow(
-      /no model is configured: add a "model" section .*OPENAI_API_KEY.*SWITCHYARD_MODEL.*--model/,
+  it("says exactly how to configure a model when there is none, offering the CLI flag only where there is one", () => {
+    expect(() => resolveModel({ env: {}, nameFlag: "--model" })).toThrow(
+      /no model is configured: add a "model" section .*OPENAI_API_KEY.*SWITCHYARD_MODEL.*, or pass --model$/,
     );
+    expect(() => resolveModel({ env: {} })).toThrow(/SWITCHYARD_MODEL$/);
   });
 
   it("reads the environment, with OpenAI's endpoint and default model for a bare key", () => {
@@ -157,7 +158,7 @@ describe("resolveModel, a model section that leaves keys out", () => {
       expect.objectContaining({
         code: "MODEL_NOT_CONFIGURED",
         message:
-          'no model name for http://127.0.0.1:1/v1: set SWITCHYARD_MODEL, "model.name" in the config, or pass --model',
+          'no model name for http://127.0.0.1:1/v1: set SWITCHYARD_MODEL or "model.name" in the config',
       }),
     );
     expect(resolveModel({ section: { contextWindow: 32_000 }, env: { OPENAI_API_KEY: "k" } }).name).toBe(

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Command } from "commander";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { REWRITE_INSTRUCTIONS } from "../../src/agent/query-rewrite.js";
 import { registerRouteCommands } from "../../src/cli/commands/route.js";
 import { CommandContext, type GlobalOptions } from "../../src/cli/context.js";
@@ -512,6 +512,30 @@ describe("route and route eval: a local model given by a flag", () => {
 });
 
 describe("switchyard route eval --rewrite", () => {
+  it("without a model, says to configure one with what exists: the config's model section or the environment", async () => {
+    const config = path.join(dir, "no-model.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "SWITCHYARD_MODEL"]) vi.stubEnv(name, undefined);
+    try {
+      const args = ["route", "eval", "--tools", toolsFile, "--queries", queriesFile, "--rewrite"];
+      const result = await switchyard("--config", config, ...args);
+      expect(result).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('no model is configured: add a "model" section to the config'),
+      });
+      expect(result.stderr).not.toContain("--model");
+      writeFileSync(config, JSON.stringify({ mcpServers: {}, model: { baseURL: "http://127.0.0.1:9/v1" } }));
+      const unnamed = await switchyard("--config", config, ...args);
+      expect(unnamed).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('set SWITCHYARD_MODEL or "model.name" in the config'),
+      });
+      expect(unnamed.stderr).not.toContain("--model");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it("measures again with the config's model's tool needs, raw figures first, both in text and --json", async () => {
     const model = await startScriptedOpenAIServer((request) => {
       const asked = String(request.messages[1]?.content ?? "");

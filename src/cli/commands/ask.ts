@@ -56,6 +56,7 @@ export async function openAgent(
   const model = resolveModel({
     ...(config.model ? { section: config.model } : {}),
     ...(flags.model ? { name: flags.model } : {}),
+    nameFlag: "--model",
     ...(flags.stream ? { stream: true } : {}),
   });
   const yard = await ctx.connect();

@@ -36,6 +36,7 @@ export async function planCommand(ctx: CommandContext, question: string, flags: 
   const model = resolveModel({
     ...(config.model ? { section: config.model } : {}),
     ...(flags.model ? { name: flags.model } : {}),
+    nameFlag: "--model",
   });
   const yard = await ctx.connect();
   const tools = yard.tools().filter((tool) => tool.unsupported === undefined);
