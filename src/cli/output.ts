@@ -49,7 +49,8 @@ export function createOutput(json: boolean, redact: (text: string) => string = (
     note: (text) => process.stderr.write(`${terminalSafe(redact(text))}\n`),
     failed: (code, reason) => {
       const message = redact(reason);
-      process.stderr.write(`switchyard: ${terminalSafe(message)}\n`);
+      // One line, whatever the message holds (a parser's quote of a file, a server's text).
+      process.stderr.write(`switchyard: ${terminalSafe(message.replace(/\s*[\r\n]+\s*/g, " "))}\n`);
       if (json) data(errorJson(code, message));
     },
   };

@@ -54,10 +54,11 @@ describe("text from servers on the terminal", () => {
       expect(run.stdout).not.toMatch(RAW_CONTROL);
       expect(run.stderr).not.toMatch(RAW_CONTROL);
     }
-    const failing = config({ tools: [TOOL], error: `boom${OSC52}${CLEAR}` });
+    const failing = config({ tools: [TOOL], error: `boom${OSC52}${CLEAR}\n  and a second line` });
     const failed = await runCli(["--config", failing, "call", "evil_paint", "{}"]);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain("boom");
     expect(failed.stderr).not.toMatch(RAW_CONTROL);
+    // A failure is one line on stderr, whatever the message holds.
+    expect(failed.stderr).toMatch(/^switchyard: .*boom.* and a second line$/m);
   });
 });
