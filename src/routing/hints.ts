@@ -6,6 +6,7 @@ import { hintRegExp, hintRegExpProblem } from "../config/sections/routing.js";
 import { SwitchyardError } from "../errors.js";
 import { escapeRegExp } from "../escape-regexp.js";
 import type { RoutedTool } from "./router.js";
+import { shown } from "./router-input.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
 /** A routing hint as configured. */
@@ -36,12 +37,18 @@ const HINT_EXTRA_DEPTH = 20;
 /**
  * The hints of a router, compiled once.
  * @throws SwitchyardError `CONFIG_INVALID` naming the hint (`routing.hints[i].when`) whose regular
- *   expression does not compile, or that has no words or no tools.
+ *   expression does not compile, that has no words or no tools, or that is not `{ when, tools }`.
  */
 export class RoutingHints {
   readonly #hints: CompiledHint[];
 
   constructor(hints: readonly RoutingHint[]) {
+    if (!Array.isArray(hints))
+      throw new SwitchyardError(
+        "CONFIG_INVALID",
+        `routing.hints: expected an array of { when, tools } (got ${shown(hints)})`,
+        { path: "routing.hints" },
+      );
     this.#hints = hints.map((hint, i) => compile(hint, `routing.hints[${i}]`));
   }
 
@@ -97,6 +104,19 @@ export class MatchedHints {
 }
 
 function compile(hint: RoutingHint, path: string): CompiledHint {
+  const given = (typeof hint === "object" && hint !== null ? hint : {}) as Partial<Record<string, unknown>>;
+  if (typeof given.when !== "string")
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      `${path}.when: expected words ("return refund 退货") or a /regular expression/ (got ${shown(given.when)})`,
+      { path: `${path}.when` },
+    );
+  if (!Array.isArray(given.tools) || !given.tools.every((tool) => typeof tool === "string"))
+    throw new SwitchyardError(
+      "CONFIG_INVALID",
+      `${path}.tools: expected an array of tool names or globs (got ${shown(given.tools)})`,
+      { path: `${path}.tools` },
+    );
   const problem = hintRegExpProblem(hint.when);
   if (problem)
     throw new SwitchyardError("CONFIG_INVALID", `${path}.when: ${problem}`, { path: `${path}.when` });

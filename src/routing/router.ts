@@ -7,6 +7,16 @@ import {
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
 import { type MatchedHints, type RoutingHint, RoutingHints } from "./hints.js";
 import { type RoutingQuery, toRoutingQuery, withNeeds } from "./query.js";
+import {
+  checkConversation,
+  checkCount,
+  checkOptions,
+  checkPinned,
+  checkQuery,
+  checkServerName,
+  checkSignal,
+  checkTools,
+} from "./router-input.js";
 import { LexicalStrategy } from "./strategies/lexical.js";
 import type { RankedTool, RoutingStrategy } from "./strategy.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
@@ -90,6 +100,11 @@ export interface SelectOptions extends RankToolsOptions {
  *
  * Tool ids are unique across servers (catalog names are); a tool given again under another server
  * moves there.
+ *
+ * Every method checks what it is given: a value of the wrong shape (a query that is neither a string
+ * nor a `RoutingQuery`, tools that are not `{ id, server, name }`, a `topK` that is not a whole number
+ * above 0, `pinned` that is not an array of ids) throws `INVALID_INPUT` naming the argument and what it
+ * takes; `rank()` and `select()` reject with it.
  */
 export class Router {
   readonly #strategy: RoutingStrategy;
@@ -105,7 +120,18 @@ export class Router {
   /** Each server's tools, those needing the fewest arguments first (made when the fallback needs them). */
   readonly #fewestArgumentsFirst = new Map<string, ToolDescriptor[]>();
 
+  /**
+   * @throws SwitchyardError `INVALID_INPUT` for tools or options of the wrong shape; `CONFIG_INVALID`
+   *   for a hint without words or tools, or whose regular expression does not compile.
+   */
   constructor(tools: readonly ToolDescriptor[] = [], options: RouterOptions = {}) {
+    checkOptions(options, "new Router");
+    checkTools(tools, "new Router", { server: true });
+    checkCount(options.topK, "topK", "new Router", 1);
+    checkCount(options.offerAllUpTo, "offerAllUpTo", "new Router", 0);
+    checkCount(options.maxUsedKept, "maxUsedKept", "new Router", 0);
+    checkCount(options.minRanked, "minRanked", "new Router", 0);
+    checkPinned(options.pinned, "new Router");
     this.#strategy = options.strategy ?? new LexicalStrategy();
     this.#topK = options.topK ?? DEFAULT_TOP_K;
     this.#offerAllUpTo = options.offerAllUpTo ?? DEFAULT_OFFER_ALL_UP_TO;
@@ -113,7 +139,12 @@ export class Router {
     this.#maxUsedKept = options.maxUsedKept ?? DEFAULT_MAX_USED_KEPT;
     this.#weights = options.conversationWeights ?? {};
     this.#minRanked = options.minRanked ?? DEFAULT_MIN_RANKED_TOOLS;
-    this.#hints = options.hints?.length ? new RoutingHints(options.hints) : undefined;
+    // An empty list is no hints: a router without hints does no more work.
+    const hints = options.hints;
+    this.#hints =
+      hints === undefined || (Array.isArray(hints) && hints.length === 0)
+        ? undefined
+        : new RoutingHints(hints);
     const byServer = new Map<string, ToolDescriptor[]>();
     for (const tool of tools) {
       const list = byServer.get(tool.server) ?? [];
@@ -152,8 +183,12 @@ export class Router {
    * Replace every tool of one server (after `notifications/tools/list_changed`, a restart, or a
    * server that failed: pass `[]`). Only that server's part of the index is rebuilt. The tools are
    * taken as the server's, whatever their own `server` field says.
+   * @throws SwitchyardError `INVALID_INPUT` for a server that is not a string, or tools that are not an
+   *   array of `{ id, name }`.
    */
   updateServer(server: string, tools: readonly ToolDescriptor[]): void {
+    checkServerName(server, "Router.updateServer");
+    checkTools(tools, "Router.updateServer", { server: false });
     for (const old of this.#byServer.get(server) ?? []) this.#tools.delete(old.id);
     const own = tools.map((tool) => (tool.server === server ? tool : { ...tool, server }));
     const moved = new Set<string>();
@@ -174,8 +209,14 @@ export class Router {
     this.updateServer(server, []);
   }
 
-  /** The best `topK` tools for a request (or a request with weighted context), best first. */
+  /**
+   * The best `topK` tools for a request (or a request with weighted context), best first.
+   * @throws SwitchyardError (rejects) `INVALID_INPUT` for a query or options of the wrong shape;
+   *   `CANCELLED` when `signal` has already fired (an embeddings request in flight is cancelled by it).
+   */
   async rank(query: string | RoutingQuery, options: RankToolsOptions = {}): Promise<RoutedTool[]> {
+    this.#checkRank(query, options, "Router.rank");
+    checkSignal(options.signal, "Router.rank");
     // Hints read the request as written; the strategy ranks it with its tool needs, if any.
     const routing = toRoutingQuery(query);
     const limit = options.topK ?? this.#topK;
@@ -189,9 +230,11 @@ export class Router {
 
   /**
    * {@link rank} without waiting, for strategies that need no I/O (the default lexical one).
-   * @throws TypeError when the strategy can only rank asynchronously (embedding, hybrid).
+   * @throws TypeError when the strategy can only rank asynchronously (embedding, hybrid);
+   *   SwitchyardError `INVALID_INPUT` for a query or options of the wrong shape.
    */
   rankNow(query: string | RoutingQuery, options: { topK?: number } = {}): RoutedTool[] {
+    this.#checkRank(query, options, "Router.rankNow");
     const strategy = this.#strategy;
     if (!strategy.rankNow)
       throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
@@ -216,8 +259,12 @@ export class Router {
    * fewest arguments (listing, reading and searching tools: the ones to look around with).
    * Strategies that rank asynchronously (embedding, hybrid) are judged by the whole conversation's
    * ranking, which for them is never thin.
+   * @throws SwitchyardError (rejects) `INVALID_INPUT` for a conversation or options of the wrong shape;
+   *   `CANCELLED` when `signal` has already fired.
    */
   async select(conversation: Conversation, options: SelectOptions = {}): Promise<OfferedTool[]> {
+    this.#checkSelect(conversation, options, "Router.select");
+    checkSignal(options.signal, "Router.select");
     const plan = this.#plan(conversation, options);
     const ranked = await this.rank(plan.query, { ...options, topK: plan.depth });
     return plan.finish(ranked);
@@ -225,11 +272,26 @@ export class Router {
 
   /**
    * {@link select} without waiting, for strategies that need no I/O (the default lexical one).
-   * @throws TypeError when the strategy can only rank asynchronously (embedding, hybrid).
+   * @throws TypeError when the strategy can only rank asynchronously (embedding, hybrid);
+   *   SwitchyardError `INVALID_INPUT` for a conversation or options of the wrong shape.
    */
   selectNow(conversation: Conversation, options: Omit<SelectOptions, "signal"> = {}): OfferedTool[] {
+    this.#checkSelect(conversation, options, "Router.selectNow");
     const plan = this.#plan(conversation, options);
     return plan.finish(this.rankNow(plan.query, { topK: plan.depth }));
+  }
+
+  #checkRank(query: unknown, options: { topK?: unknown }, where: string): void {
+    checkQuery(query, where);
+    checkOptions(options, where);
+    checkCount(options.topK, "topK", where, 1);
+  }
+
+  #checkSelect(conversation: unknown, options: { topK?: unknown; pinned?: unknown }, where: string): void {
+    checkConversation(conversation, where);
+    checkOptions(options, where);
+    checkCount(options.topK, "topK", where, 1);
+    checkPinned(options.pinned, where);
   }
 
   /** What to rank for a conversation, how deep, and how to turn the ranking into the offer. */

@@ -101,6 +101,28 @@ describe("routing hints", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it("refuse a hint without tools or words as a bad regular expression is refused: CONFIG_INVALID naming it", () => {
+    const given = (hint: unknown) => () => new Router(TOOLS, { hints: [HINT, hint as RoutingHint] });
+    expect(given({ when: "refund" })).toThrow(
+      expect.objectContaining({
+        code: "CONFIG_INVALID",
+        path: "routing.hints[1].tools",
+        message: expect.stringContaining("expected an array of tool names or globs (got undefined)"),
+      }),
+    );
+    expect(given({ tools: ["shop_*"] })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", path: "routing.hints[1].when" }),
+    );
+    expect(given({ when: "refund", tools: "shop_*" })).toThrow(
+      /routing\.hints\[1\]\.tools: expected an array/,
+    );
+    expect(given(null)).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", path: "routing.hints[1].when" }),
+    );
+    expect(() => new Router(TOOLS, { hints: HINT as unknown as RoutingHint[] })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", path: "routing.hints" }),
+    );
+  });
 });
 
 describe("routing hints over a real fleet", () => {

@@ -4,6 +4,7 @@ import { Router } from "../../src/routing/router.js";
 import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { TwoStageStrategy } from "../../src/routing/strategies/two-stage.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
+import { failureOf } from "../helpers.js";
 import { FLEET_TOOLS } from "./tools-fixture.js";
 
 const ids = (tools: ReadonlyArray<{ id: string }>) => tools.map((tool) => tool.id);
@@ -221,5 +222,130 @@ describe("two-stage strategy", () => {
     expect(ids(lexical.rankNow(query, { topK: 3 }))[1]).not.toBe("slack_post_message");
     twoStage.removeServer("slack");
     expect(ids(await twoStage.rank(query, { topK: 3 })).some((id) => id.startsWith("slack_"))).toBe(false);
+  });
+});
+
+describe("what the router is given", () => {
+  // Values a JavaScript caller (or a cast) can pass: each must be refused naming what it should be.
+  const anyRouter = (tools: unknown, options?: unknown) =>
+    new Router(tools as ToolDescriptor[], options as ConstructorParameters<typeof Router>[1]);
+  const r = router();
+  const bad = <T>(value: unknown) => value as T;
+
+  it("refuses a query that is neither a string nor a RoutingQuery, naming the method and the argument", async () => {
+    for (const query of [undefined, 42, null, {}, { text: 3 }, ["refund"]]) {
+      expect(() => r.rankNow(bad(query))).toThrow(
+        expect.objectContaining({
+          code: "INVALID_INPUT",
+          message: expect.stringMatching(/^Router\.rankNow: query must be a string/),
+        }),
+      );
+      await expect(r.rank(bad(query))).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+        message: expect.stringMatching(/^Router\.rank: query must be a string/),
+      });
+    }
+    expect(() => r.rankNow(bad({ text: "refund", needs: "refund" }))).toThrow(
+      /query\.needs must be an array of strings/,
+    );
+    expect(() => r.rankNow(bad({ text: "refund", context: ["x"] }))).toThrow(
+      /query\.context must be an array of \{ text/,
+    );
+  });
+
+  it("refuses a conversation without latestUserMessage, and says to use rank() for plain text", async () => {
+    for (const conversation of [{}, "refund", undefined, { latestUserMessage: 1 }]) {
+      expect(() => r.selectNow(bad(conversation))).toThrow(
+        expect.objectContaining({
+          code: "INVALID_INPUT",
+          message: expect.stringContaining("conversation must be { latestUserMessage"),
+        }),
+      );
+      await expect(r.select(bad(conversation))).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+        message: expect.stringMatching(/^Router\.select: .*use rank\(\)/),
+      });
+    }
+    expect(() => r.selectNow(bad({ latestUserMessage: "x", usedToolNames: "orders_refund_order" }))).toThrow(
+      /conversation\.usedToolNames must be an array of strings/,
+    );
+  });
+
+  it("refuses tools that are not an array of { id, server, name }, naming the tool", () => {
+    expect(() => anyRouter(null)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: expect.stringMatching(/^new Router: tools must be an array/),
+      }),
+    );
+    expect(() => anyRouter([{ server: "a", name: "x" }])).toThrow(
+      /tools\[0\]\.id must be a non-empty string \(got undefined\)/,
+    );
+    expect(() => anyRouter([{ id: "a_x", server: "a" }])).toThrow(
+      /tools\[0\] \(a_x\)\.name must be a non-empty string/,
+    );
+    expect(() => anyRouter([{ id: "a_x", name: "x" }])).toThrow(
+      /tools\[0\] \(a_x\)\.server must be a string/,
+    );
+    expect(() => anyRouter([{ id: "a_x", server: "a", name: "x", description: 7 }])).toThrow(
+      /\.description must be a string/,
+    );
+    expect(() => router().updateServer("orders", bad({ id: "x" }))).toThrow(
+      /^Router\.updateServer: tools must be an array/,
+    );
+    // updateServer takes the tools as the server's: their own `server` may be left out.
+    const updated = router();
+    updated.updateServer("orders", [bad<ToolDescriptor>({ id: "orders_x", name: "x" })]);
+    expect(updated.tool("orders_x")?.server).toBe("orders");
+    expect(() => updated.updateServer(bad(undefined), [])).toThrow(/server must be the server's name/);
+  });
+
+  it("refuses a topK that is not a whole number above 0, instead of ranking nothing", async () => {
+    for (const topK of [0, -3, 2.5, Number.NaN, "x"]) {
+      expect(() => anyRouter(FLEET_TOOLS, { topK })).toThrow(
+        expect.objectContaining({
+          code: "INVALID_INPUT",
+          message: expect.stringContaining("topK must be a whole number above 0"),
+        }),
+      );
+      expect(() => r.rankNow("refund", { topK: bad(topK) })).toThrow(/^Router\.rankNow: topK must be/);
+      await expect(r.rank("refund", { topK: bad(topK) })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+      await expect(r.select({ latestUserMessage: "refund" }, { topK: bad(topK) })).rejects.toMatchObject({
+        code: "INVALID_INPUT",
+      });
+    }
+    expect(() => anyRouter(FLEET_TOOLS, { offerAllUpTo: -1 })).toThrow(
+      /offerAllUpTo must be a whole number of 0 or more/,
+    );
+    expect(ids(r.rankNow("refund", { topK: 1 }))).toEqual(["orders_refund_order"]);
+  });
+
+  it("refuses pinned ids that are not an array of strings", () => {
+    expect(() => anyRouter(FLEET_TOOLS, { pinned: "orders_refund_order" })).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: expect.stringContaining("pinned must be an array of tool ids"),
+      }),
+    );
+    expect(() =>
+      r.selectNow({ latestUserMessage: "refund" }, { pinned: bad("orders_refund_order") }),
+    ).toThrow(/^Router\.selectNow: pinned must be an array/);
+  });
+
+  it("rejects rank() and select() with CANCELLED when the signal has already fired, ranking nothing", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("user left"));
+    const error = await failureOf(r.rank("refund", { signal: controller.signal }));
+    expect(error).toMatchObject({
+      code: "CANCELLED",
+      message: expect.stringMatching(/^Router\.rank: cancelled/),
+    });
+    expect((error.cause as Error).message).toBe("user left");
+    await expect(
+      r.select({ latestUserMessage: "refund" }, { signal: controller.signal }),
+    ).rejects.toMatchObject({
+      code: "CANCELLED",
+    });
+    await expect(r.rank("refund", { signal: bad("soon") })).rejects.toMatchObject({ code: "INVALID_INPUT" });
   });
 });
