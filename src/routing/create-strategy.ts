@@ -1,7 +1,8 @@
 import { DEFAULT_ROUTING_STRATEGY } from "../config/defaults.js";
 import { STRATEGY_NAMES, type StrategyName } from "../config/vocabulary.js";
-import { SwitchyardError } from "../errors.js";
+import { didYouMean, SwitchyardError } from "../errors.js";
 import { EmbeddingsClient, type EmbeddingsClientOptions } from "./embeddings-client.js";
+import { parseLexicalOptions } from "./lexical-options.js";
 import { LocalEmbedder, type LocalModelOptions, LocalReranker } from "./local-embedder.js";
 import { EmbeddingStrategy } from "./strategies/embedding.js";
 import { HybridStrategy } from "./strategies/hybrid.js";
@@ -39,11 +40,14 @@ export interface StrategySpec {
 /**
  * Build a routing strategy from its description. A local model's files are checked here; the model is
  * loaded at the first ranking.
- * @throws SwitchyardError `CONFIG_INVALID` for an unknown strategy, `embedding`/`hybrid` without an
- *   embeddings endpoint (`baseURL` and `model`) or local model (`path`), or a local model whose files or
- *   packages are missing.
+ * @throws SwitchyardError `CONFIG_INVALID` for an unknown strategy (with the one it most likely meant),
+ *   `lexical` options that {@link parseLexicalOptions} refuses (whatever the strategy), `embedding`/`hybrid`
+ *   without an embeddings endpoint (`baseURL` and `model`) or local model (`path`), or a local model
+ *   whose files or packages are missing.
  */
 export function createStrategy(spec: StrategySpec = {}): RoutingStrategy {
+  // Checked even where no lexical ranking uses them: a mistyped option is never silently left out.
+  if (spec.lexical !== undefined) parseLexicalOptions(spec.lexical);
   const strategy = baseStrategy(spec);
   if (!spec.reranker) return strategy;
   return new RerankedStrategy({
@@ -91,8 +95,14 @@ function baseStrategy(spec: StrategySpec): RoutingStrategy {
     default:
       throw new SwitchyardError(
         "CONFIG_INVALID",
-        `unknown routing strategy "${String(name)}"; use one of ${STRATEGY_NAMES.join(", ")}`,
+        `unknown routing strategy "${String(name)}"${nearName(name)}; use one of ${STRATEGY_NAMES.join(", ")}`,
         { path: "routing.strategy" },
       );
   }
+}
+
+/** " (did you mean lexical?)" for a mistyped strategy's name, or "". */
+function nearName(name: unknown): string {
+  const hint = typeof name === "string" ? didYouMean(name, STRATEGY_NAMES, 1) : "";
+  return hint ? ` (${hint})` : "";
 }

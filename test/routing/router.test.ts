@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseTranscript, queryFromText } from "../../src/routing/conversation.js";
+import { createStrategy, type StrategyName } from "../../src/routing/create-strategy.js";
 import { Router } from "../../src/routing/router.js";
-import { LexicalStrategy } from "../../src/routing/strategies/lexical.js";
+import { type LexicalOptions, LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { TwoStageStrategy } from "../../src/routing/strategies/two-stage.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
 import { failureOf } from "../helpers.js";
@@ -206,6 +207,37 @@ describe("lexical options", () => {
     });
     expect(namesOnly.rankNow("give the money back", { topK: 3 })).toEqual([]);
     expect(ids(namesOnly.rankNow("refund", { topK: 3 }))).toEqual(["orders_refund_order"]);
+  });
+
+  it("are checked when the strategy is made, as route eval --lexical checks them: a typo names the option it meant", () => {
+    const made = (lexical: unknown) => () => createStrategy({ lexical: lexical as LexicalOptions });
+    expect(made({ objectFamiles: false })).toThrow(
+      expect.objectContaining({
+        code: "CONFIG_INVALID",
+        path: "objectFamiles",
+        message: expect.stringContaining("did you mean objectFamilies?"),
+      }),
+    );
+    // Whatever the strategy: an option no ranking reads is still a mistake to be told of.
+    expect(() =>
+      createStrategy({ strategy: "plain-bm25", lexical: { clauseWeigth: 0 } as unknown as LexicalOptions }),
+    ).toThrow(/did you mean clauseWeight/);
+    expect(() => new LexicalStrategy({ k1: "x" } as unknown as LexicalOptions)).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", path: "k1" }),
+    );
+    expect(() => new LexicalStrategy({ tokenizer: { stem: 1 } } as unknown as LexicalOptions)).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", path: "tokenizer.stem" }),
+    );
+    expect(createStrategy({ lexical: { clauseWeight: 0 } }).name).toBe("lexical");
+  });
+
+  it("an unknown strategy's name gets the one it most likely meant", () => {
+    expect(() => createStrategy({ strategy: "lexcial" as StrategyName })).toThrow(
+      expect.objectContaining({
+        code: "CONFIG_INVALID",
+        message: expect.stringContaining('unknown routing strategy "lexcial" (did you mean lexical?)'),
+      }),
+    );
   });
 });
 

@@ -13,6 +13,7 @@ import { Bm25Index, type FieldSetting, type QueryTerm } from "../bm25-index.js";
 import { CatalogAcronyms } from "../catalog-acronyms.js";
 import { type CatalogSynonymOptions, CatalogSynonyms } from "../catalog-synonyms.js";
 import { splitClauses, splitDetails, splitParts } from "../clauses.js";
+import { parseLexicalOptions } from "../lexical-options.js";
 import { type QueryPart, queryTerms, type RoutingQuery } from "../query.js";
 import { allWords, QueryExpansion, type RequestWords } from "../query-expansion.js";
 import { RequiredParams } from "../required-params.js";
@@ -145,7 +146,12 @@ export class LexicalStrategy implements RoutingStrategy {
   readonly #pathWordWeight: number;
   readonly #detailWordWeight: number;
 
-  constructor(options: LexicalOptions = {}) {
+  /**
+   * @throws SwitchyardError `CONFIG_INVALID` for an unknown option (with the one it most likely meant)
+   *   or a value of the wrong type or range ({@link parseLexicalOptions}); checked here, once.
+   */
+  constructor(given: LexicalOptions = {}) {
+    const options = parseLexicalOptions(given);
     // Typed: the defaults must name every field.
     const weights: Record<ToolField, number> = { ...DEFAULT_FIELD_WEIGHTS, ...options.fieldWeights };
     const b = options.b;
