@@ -92,7 +92,7 @@ export interface SelectOptions extends RankToolsOptions {
  * Picks the few tools worth offering the model out of the whole catalog.
  *
  * ```ts
- * const router = new Router(descriptorsOf(yard.tools()));
+ * const router = new Router(catalogToolDescriptors(yard.tools()));
  * await router.rank("refund my last order", { topK: 5 });
  * await router.select({ latestUserMessage, earlierUserMessages, usedToolNames });
  * router.updateServer("orders", newTools); // after tools/list_changed

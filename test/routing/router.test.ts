@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { catalogToolDescriptors } from "../../src/routing/catalog-tools.js";
 import { parseTranscript, queryFromText } from "../../src/routing/conversation.js";
 import { createStrategy, type StrategyName } from "../../src/routing/create-strategy.js";
 import { Router } from "../../src/routing/router.js";
@@ -379,5 +380,41 @@ describe("what the router is given", () => {
       code: "CANCELLED",
     });
     await expect(r.rank("refund", { signal: bad("soon") })).rejects.toMatchObject({ code: "INVALID_INPUT" });
+  });
+});
+
+describe("catalog descriptors", () => {
+  const catalog = [
+    { name: "orders_refund_order", server: "orders", tool: "refund_order", description: "Refund an order" },
+  ];
+
+  it("carry what each server says about itself, given as a Map by server name", () => {
+    const about = new Map([["orders", { title: "Orders", description: "The shop's orders" }]]);
+    expect(catalogToolDescriptors(catalog, about)).toEqual([
+      {
+        id: "orders_refund_order",
+        server: "orders",
+        name: "refund_order",
+        description: "Refund an order",
+        serverTitle: "Orders",
+        serverDescription: "The shop's orders",
+      },
+    ]);
+  });
+
+  it("refuse yard.servers()' list for servers, saying what to pass instead", () => {
+    // What yard.servers() returns: each server's status.
+    const status = [{ name: "orders", status: "ready", transport: "stdio", tools: 1 }];
+    expect(() => catalogToolDescriptors(catalog, status as never)).toThrow(
+      expect.objectContaining({
+        code: "INVALID_INPUT",
+        message: expect.stringMatching(
+          /^catalogToolDescriptors: servers must be a Map of server name → \{ title\?, description\? \}.*yard\.servers\(\) is their status.*new Map\(yard\.servers\(\)\.map/,
+        ),
+      }),
+    );
+    expect(() => catalogToolDescriptors([{ name: "x", server: "s" }] as never)).toThrow(
+      /tools\[0\]\.tool must be a string \(got undefined\); pass catalog entries/,
+    );
   });
 });
