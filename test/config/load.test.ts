@@ -241,6 +241,37 @@ describe("the routing section", () => {
     expect(invalid({ mcpServers: {}, routing: { strategy: "magic" } }).path).toBe("routing.strategy");
     expect(() => routerOptionsFromConfig({ strategy: "hybrid" })).toThrow(/embeddings/);
   });
+
+  it("tells a misspelt strategy or mode the one it most likely meant", () => {
+    expect(invalid({ mcpServers: {}, routing: { strategy: "lexcial" } })).toMatchObject({
+      path: "routing.strategy",
+      message: expect.stringMatching(
+        /^routing\.strategy: expected "lexical", .* \(did you mean lexical\?\)$/,
+      ),
+    });
+    expect(invalid({ mcpServers: {}, routing: { mode: "serach" } }).message).toContain(
+      "(did you mean search?)",
+    );
+    expect(invalid({ mcpServers: {}, routing: { strategy: "magic" } }).message).not.toContain("did you mean");
+  });
+
+  it("names the file and the key when embedding or hybrid has no embeddings", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-routing-"));
+    const file = path.join(dir, "fleet.json");
+    writeFileSync(file, JSON.stringify({ mcpServers: {}, routing: { strategy: "hybrid" } }));
+    expect(() => loadConfigFile(file, {})).toThrow(
+      expect.objectContaining({
+        code: "CONFIG_INVALID",
+        path: "routing.embeddings",
+        message: expect.stringMatching(
+          /^fleet\.json: routing\.embeddings: routing\.strategy "hybrid" ranks with embeddings: add "embeddings"/,
+        ),
+      }),
+    );
+    expect(
+      resolveConfig({ mcpServers: {}, routing: { strategy: "two-stage" } }, { env: {} }).routing,
+    ).toEqual({ strategy: "two-stage" });
+  });
 });
 
 describe("the registries section", () => {

@@ -2,6 +2,8 @@
 // the message a config's author is shown when a value does not fit.
 
 import { z } from "zod";
+import { didYouMean } from "../../errors.js";
+import { quotedList } from "../vocabulary.js";
 
 /** A list of strings. */
 export const stringArray = z.custom<string[]>(
@@ -49,3 +51,13 @@ export const regExpList = stringArray.refine((list) => list.every(isRegExp), {
       .map((pattern) => JSON.stringify(pattern))
       .join(", ")}`,
 });
+
+/** One word of a vocabulary; a near miss is told the word it most likely meant. */
+export function oneOf<const T extends readonly [string, ...string[]]>(words: T) {
+  return z.enum(words, {
+    error: (issue) => {
+      const near = typeof issue.input === "string" ? didYouMean(issue.input, words, 1) : "";
+      return `expected ${quotedList(words)}${near ? ` (${near})` : ""}`;
+    },
+  });
+}

@@ -10,7 +10,7 @@ import {
   STRATEGY_NAMES,
   type StrategyName,
 } from "../vocabulary.js";
-import { nonNegativeInt, positiveInt, stringArray } from "./fields.js";
+import { nonNegativeInt, oneOf, positiveInt, stringArray } from "./fields.js";
 
 /** Tools ranked and offered per query or step (`routing.topK`). */
 export const DEFAULT_TOP_K = 12;
@@ -122,46 +122,59 @@ const localModelPath = z
   .min(1, "expected the folder of a local ONNX model or its .onnx file");
 
 /** The `routing` section: how the agent offers tools, and which strategy ranks them. */
-export const routingSchema = z.strictObject({
-  mode: z.enum(ROUTING_MODES, { error: `expected ${quotedList(ROUTING_MODES)}` }).optional(),
-  searchAbove: nonNegativeInt.optional(),
-  searchResults: positiveInt.optional(),
-  topK: positiveInt.optional(),
-  offerAllUpTo: nonNegativeInt.optional(),
-  pinned: stringArray.optional(),
-  rewrite: z.boolean({ error: "expected true or false" }).optional(),
-  hints: z.array(hintSchema, { error: "expected an array of { when, tools }" }).optional(),
-  strategy: z.enum(STRATEGY_NAMES, { error: `expected ${quotedList(STRATEGY_NAMES)}` }).optional(),
-  embeddings: z
-    .strictObject({
-      baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
-      model: z.string({ error: "expected the embedding model's name" }).optional(),
-      apiKey: z.string().optional(),
-      path: localModelPath.optional(),
-    })
-    .superRefine((embeddings, ctx) => {
-      if (embeddings.path !== undefined) {
-        if (embeddings.baseURL !== undefined || embeddings.model !== undefined)
-          ctx.addIssue({
-            code: "custom",
-            message:
-              'expected either "path" (a local ONNX model) or "baseURL" and "model" (an endpoint), not both',
-          });
-        return;
-      }
-      for (const key of ["baseURL", "model"] as const)
-        if (embeddings[key] === undefined)
-          ctx.addIssue({
-            code: "custom",
-            path: [key],
-            message: `expected "${key}" (an OpenAI-compatible endpoint), or "path" for a local ONNX model instead`,
-          });
-    })
-    .optional(),
-  reranker: z
-    .strictObject({
-      path: localModelPath,
-      depth: positiveInt.optional(),
-    })
-    .optional(),
-});
+export const routingSchema = z
+  .strictObject({
+    mode: oneOf(ROUTING_MODES).optional(),
+    searchAbove: nonNegativeInt.optional(),
+    searchResults: positiveInt.optional(),
+    topK: positiveInt.optional(),
+    offerAllUpTo: nonNegativeInt.optional(),
+    pinned: stringArray.optional(),
+    rewrite: z.boolean({ error: "expected true or false" }).optional(),
+    hints: z.array(hintSchema, { error: "expected an array of { when, tools }" }).optional(),
+    strategy: oneOf(STRATEGY_NAMES).optional(),
+    embeddings: z
+      .strictObject({
+        baseURL: z.string({ error: "expected the API root URL, e.g. http://127.0.0.1:11434/v1" }).optional(),
+        model: z.string({ error: "expected the embedding model's name" }).optional(),
+        apiKey: z.string().optional(),
+        path: localModelPath.optional(),
+      })
+      .superRefine((embeddings, ctx) => {
+        if (embeddings.path !== undefined) {
+          if (embeddings.baseURL !== undefined || embeddings.model !== undefined)
+            ctx.addIssue({
+              code: "custom",
+              message:
+                'expected either "path" (a local ONNX model) or "baseURL" and "model" (an endpoint), not both',
+            });
+          return;
+        }
+        for (const key of ["baseURL", "model"] as const)
+          if (embeddings[key] === undefined)
+            ctx.addIssue({
+              code: "custom",
+              path: [key],
+              message: `expected "${key}" (an OpenAI-compatible endpoint), or "path" for a local ONNX model instead`,
+            });
+      })
+      .optional(),
+    reranker: z
+      .strictObject({
+        path: localModelPath,
+        depth: positiveInt.optional(),
+      })
+      .optional(),
+  })
+  .superRefine((routing, ctx) => {
+    // Said here, where the file is known, rather than when the first router is built.
+    if (
+      routing.embeddings === undefined &&
+      (routing.strategy === "embedding" || routing.strategy === "hybrid")
+    )
+      ctx.addIssue({
+        code: "custom",
+        path: ["embeddings"],
+        message: `routing.strategy "${routing.strategy}" ranks with embeddings: add "embeddings": { "baseURL", "model" } (an OpenAI-compatible endpoint) or { "path" } (a local ONNX model), or choose ${quotedList(STRATEGY_NAMES.filter((name) => name !== "embedding" && name !== "hybrid"))}`,
+      });
+  });
