@@ -24,6 +24,11 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, "host" | 
   /** Called when a routing strategy's ranking fails (an embeddings endpoint down); the others are used. */
   onRoutingError?: (error: unknown, strategy: string) => void;
   /**
+   * Told once, when the host's router is built, of each `routing.pinned` id or hint tool glob that names
+   * no tool of the catalog (see `routerFor`).
+   */
+  onRoutingWarning?: (message: string) => void;
+  /**
    * `routing.rewrite`: told once when the model's rewrite of a request into tool needs fails (the raw
    * request is routed alone).
    */
@@ -52,10 +57,13 @@ export function createAgent(
   config: AgentConfig = {},
   options: CreateAgentOptions = {},
 ): Agent {
-  const { model, onRoutingError, onRewriteWarning, onRewrite, ...overrides } = options;
+  const { model, onRoutingError, onRoutingWarning, onRewriteWarning, onRewrite, ...overrides } = options;
   const section = config.agent ?? {};
   const routing = config.routing ?? {};
-  const router = routerFor(host, config.routing, onRoutingError ? { onError: onRoutingError } : {});
+  const router = routerFor(host, config.routing, {
+    ...(onRoutingError ? { onError: onRoutingError } : {}),
+    ...(onRoutingWarning ? { onWarning: onRoutingWarning } : {}),
+  });
   const sync = () => syncRouter(router);
   const mode = routing.mode ?? DEFAULT_ROUTING_MODE;
   const nudge = section.nudge ?? DEFAULT_NUDGE;

@@ -49,12 +49,19 @@ const following = new WeakMap<Router, FollowingRouter>();
  * alike. It
  * follows the catalog incrementally: after each change only that server's part of the index is
  * replaced (with nothing when the server is down).
+ *
+ * When it builds the router, `onWarning` is told of each `routing.pinned` id and each hint's tool glob
+ * that names no tool of the catalog as it is then ({@link Router.unmatched}), once: a misspelt name would
+ * be skipped silently, while a server not up yet lists its tools later (and they are used then).
  * @throws SwitchyardError `CONFIG_INVALID` for `embedding`/`hybrid` without an `embeddings` endpoint.
  */
 export function routerFor(
   host: RoutableHost,
   routing?: RoutingSection,
-  options: { onError?: (error: unknown, strategy: string) => void } = {},
+  options: {
+    onError?: (error: unknown, strategy: string) => void;
+    onWarning?: (message: string) => void;
+  } = {},
 ): Router {
   let byHost = routers.get(host);
   if (!byHost) {
@@ -66,6 +73,8 @@ export function routerFor(
   if (!entry) {
     entry = followCatalog(host, routerOptionsFromConfig(routing, options.onError));
     byHost.set(key, entry);
+    for (const message of entry.router.unmatched())
+      options.onWarning?.(`${message}; a server that is down or not started yet may list it later`);
   }
   entry.sync();
   return entry.router;

@@ -3,7 +3,7 @@
 
 import { globMatcher } from "../catalog/glob.js";
 import { hintRegExp, hintRegExpProblem } from "../config/sections/routing.js";
-import { SwitchyardError } from "../errors.js";
+import { didYouMean, SwitchyardError } from "../errors.js";
 import { escapeRegExp } from "../escape-regexp.js";
 import type { RoutedTool } from "./router.js";
 import { shown } from "./router-input.js";
@@ -24,7 +24,11 @@ export interface RoutingHint {
 /** A hint ready to match. */
 interface CompiledHint {
   when: string;
+  /** Where it was given (`routing.hints[0]`), for messages. */
+  path: string;
   test: (text: string) => boolean;
+  /** Its tools as written, beside their matchers. */
+  tools: readonly string[];
   globs: Array<(id: string) => boolean>;
 }
 
@@ -50,6 +54,24 @@ export class RoutingHints {
         { path: "routing.hints" },
       );
     this.#hints = hints.map((hint, i) => compile(hint, `routing.hints[${i}]`));
+  }
+
+  /**
+   * A message for each hint's tool name or glob that matches none of `ids` (a catalog's), naming it
+   * (`routing.hints[0].tools[1]`) and the closest ids: the hint can only put what the catalog has first.
+   */
+  unmatched(ids: readonly string[]): string[] {
+    const messages: string[] = [];
+    for (const hint of this.#hints)
+      hint.globs.forEach((glob, i) => {
+        if (ids.some(glob)) return;
+        const written = hint.tools[i]!;
+        const near = /[*?]/.test(written) ? "" : didYouMean(written, ids, 1);
+        messages.push(
+          `${hint.path}.tools[${i}]: "${written}" matches no tool of the catalog${near ? ` (${near})` : ""}`,
+        );
+      });
+    return messages;
   }
 
   /** The hints `text` matches, in the order of the list; `undefined` when it matches none. */
@@ -128,6 +150,8 @@ function compile(hint: RoutingHint, path: string): CompiledHint {
   const pattern = regex ? new RegExp(regex.source, regex.flags) : wordsPattern(hint.when, path);
   return {
     when: hint.when,
+    path,
+    tools: [...hint.tools],
     test: (text) => {
       pattern.lastIndex = 0;
       return pattern.test(text);

@@ -4,6 +4,7 @@ import {
   DEFAULT_OFFER_ALL_UP_TO,
   DEFAULT_TOP_K,
 } from "../config/defaults.js";
+import { didYouMean } from "../errors.js";
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
 import { type MatchedHints, type RoutingHint, RoutingHints } from "./hints.js";
 import { type RoutingQuery, toRoutingQuery, withNeeds } from "./query.js";
@@ -180,6 +181,24 @@ export class Router {
   }
 
   /**
+   * What the router's own options name that its catalog does not have now, one message each: a
+   * `pinned` id (`routing.pinned[0]: no tool "x" in the catalog (did you mean y?)`) and a hint's tool
+   * name or glob that matches no tool (`routing.hints[0].tools[1]: …`). They are not errors — a server
+   * that is down or not started yet lists its tools later, and they are used then — but a misspelt name
+   * would be skipped for good: {@link routerFor} tells `onWarning` of them when it builds a router.
+   */
+  unmatched(): string[] {
+    const ids = [...this.#tools.keys()];
+    const messages: string[] = [];
+    this.#pinned.forEach((id, i) => {
+      if (this.#tools.has(id)) return;
+      const near = didYouMean(id, ids, 1);
+      messages.push(`routing.pinned[${i}]: no tool "${id}" in the catalog${near ? ` (${near})` : ""}`);
+    });
+    return [...messages, ...(this.#hints?.unmatched(ids) ?? [])];
+  }
+
+  /**
    * Replace every tool of one server (after `notifications/tools/list_changed`, a restart, or a
    * server that failed: pass `[]`). Only that server's part of the index is rebuilt. The tools are
    * taken as the server's, whatever their own `server` field says.
@@ -249,7 +268,7 @@ export class Router {
    * The tools to offer the model for the next step of a conversation: pinned tools, tools already used
    * (most recent first, at most `maxUsedKept`), then the `topK` best others for the conversation, where
    * the latest user message weighs most. A catalog of at most `offerAllUpTo` tools is offered whole,
-   * best matches first. Unknown pinned or used ids are skipped.
+   * best matches first. Unknown pinned or used ids are skipped ({@link unmatched} lists the pinned ones).
    *
    * **Fallback.** When the latest user message matches fewer than `minRanked` (3; at most `topK`)
    * tools, the offer is not left thin: the tools it matched come first (`"ranked"`), then fallback tools

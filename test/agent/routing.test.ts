@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatMessage, routerFor, routeTools, Switchyard } from "../../src/index.js";
+import { type ChatMessage, createAgent, routerFor, routeTools, Switchyard } from "../../src/index.js";
 import { LexicalStrategy } from "../../src/routing/index.js";
+import { ScriptedModel } from "../../src/testing/index.js";
 import { raw } from "../helpers.js";
 
 const opened: Switchyard[] = [];
@@ -83,5 +84,22 @@ describe("routing over a live fleet", () => {
     expect(servers(back)).toEqual(["wx"]);
     expect(updated).toEqual(["wx:0", "wx:23"]);
     expect(routerFor(yard, routing)).toBe(router);
+  });
+
+  it("createAgent tells onRoutingWarning of a pinned id the catalog lacks, once, when it builds the router", async () => {
+    const yard = await fleet();
+    const warnings: string[] = [];
+    const routing = { pinned: ["wx_weather_forecast_a", "wx_weather_forcast_b"] };
+    const options = {
+      model: new ScriptedModel([]),
+      onRoutingWarning: (message: string) => warnings.push(message),
+    };
+    createAgent(yard, { routing }, options);
+    createAgent(yard, { routing }, options);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^routing\.pinned\[1\]: no tool "wx_weather_forcast_b" in the catalog \(did you mean wx_weather_forecast_b\?\)/,
+      ),
+    ]);
   });
 });

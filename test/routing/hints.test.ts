@@ -151,6 +151,32 @@ describe("routing hints over a real fleet", () => {
     expect(ids(await router.select({ latestUserMessage: "我想退货" })).slice(0, 2)).toEqual(RETURNS);
   });
 
+  it("a pinned id or hint glob that names no tool of the catalog is a warning, told once when the router is built", async () => {
+    await using yard = await Switchyard.fromFile(config);
+    const routing = {
+      offerAllUpTo: 0,
+      pinned: ["shop_orders_list", "shop_retuns_open"],
+      hints: [
+        { when: HINT.when, tools: [...HINT.tools] },
+        { when: "parcel", tools: ["shop_orders_track", "courier_*"] },
+      ],
+    };
+    const warnings: string[] = [];
+    const router = routerFor(yard, routing, { onWarning: (message) => warnings.push(message) });
+    expect(warnings).toEqual([
+      'routing.pinned[1]: no tool "shop_retuns_open" in the catalog (did you mean shop_returns_open?); a server that is down or not started yet may list it later',
+      'routing.hints[1].tools[1]: "courier_*" matches no tool of the catalog; a server that is down or not started yet may list it later',
+    ]);
+    // The same router for the same section: nothing is told twice.
+    expect(routerFor(yard, routing, { onWarning: (message) => warnings.push(message) })).toBe(router);
+    expect(warnings).toHaveLength(2);
+    // Still only skipped where it is missing: the router offers what it has.
+    const offered = await router.select({ latestUserMessage: "where is my parcel" });
+    expect(offered[0]).toMatchObject({ id: "shop_orders_list", reason: "pinned" });
+    expect(offered[1]).toMatchObject({ id: "shop_orders_track", hint: "parcel" });
+    expect(new Router(TOOLS, { hints: [HINT], pinned: ["shop_orders_list"] }).unmatched()).toEqual([]);
+  });
+
   it("switchyard route shows the hint: a line on stderr, 'hint' in the table, hint in --json", async () => {
     const table = await runCli(["--config", config, "route", "how do I return my shoes"]);
     expect(table.code).toBe(0);
