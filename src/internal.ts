@@ -27,7 +27,7 @@ export { closestNames, didYouMean } from "./errors.js";
 export { oauthStoreFolder, oauthStorePath } from "./fleet/oauth-token-file.js";
 export { openInBrowser } from "./fleet/open-in-browser.js";
 export * from "./index.js";
-export { followCatalog } from "./routing/catalog-router.js";
+export { followCatalog, unmatchedWarnings } from "./routing/catalog-router.js";
 export { embeddingsSpec, rerankerSpec } from "./routing/from-config.js";
 export { openSqlite, SqliteEngineMissing } from "./store/sqlite-engine.js";
 export type { SessionHandle } from "./store/store.js";

@@ -73,11 +73,20 @@ export function routerFor(
   if (!entry) {
     entry = followCatalog(host, routerOptionsFromConfig(routing, options.onError));
     byHost.set(key, entry);
-    for (const message of entry.router.unmatched())
-      options.onWarning?.(`${message}; a server that is down or not started yet may list it later`);
+    for (const message of unmatchedWarnings(entry.router)) options.onWarning?.(message);
   }
   entry.sync();
   return entry.router;
+}
+
+/**
+ * What a router's pinned ids and hints name that its catalog lacks (`Router.unmatched`), as warnings: a
+ * server that is down or not started yet may list it later, so none of it is an error.
+ */
+export function unmatchedWarnings(router: Router): string[] {
+  return router
+    .unmatched()
+    .map((message) => `${message}; a server that is down or not started yet may list it later`);
 }
 
 /**

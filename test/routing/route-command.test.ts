@@ -732,4 +732,19 @@ describe("switchyard route", () => {
       /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+pinned\s+Echo/,
     );
   });
+
+  it("warns of a pinned id no tool of the catalog has, with the one it likely meant, and routes on", async () => {
+    const config = path.join(dir, "mispinned.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") }, routing: { pinned: ["kit_ecko"] } }),
+    );
+    for (const flags of [[], ["--strategy", "lexical"]]) {
+      const { code, stderr } = await switchyard("--config", config, "route", "add two numbers", ...flags);
+      expect(code, stderr).toBe(0);
+      expect(stderr).toMatch(
+        /^warning: routing\.pinned\[0\]: no tool "kit_ecko" .*kit_echo.*may list it later$/m,
+      );
+    }
+  });
 });

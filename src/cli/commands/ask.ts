@@ -68,6 +68,7 @@ export async function openAgent(
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     onRoutingError: (error, strategy) =>
       ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
+    onRoutingWarning: (message) => ctx.out.note(`warning: ${message}`),
     // routing.rewrite: the model's extra call, said as what it is (not a step of the run).
     onRewriteWarning: (message) => ctx.out.note(`warning: ${message}`),
     onRewrite: (rewrite) => {

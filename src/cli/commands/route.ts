@@ -9,6 +9,7 @@ import {
   rerankerSpec,
   routerFor,
   type Switchyard,
+  unmatchedWarnings,
 } from "../../internal.js";
 import {
   createStrategy,
@@ -150,9 +151,10 @@ export async function routeCommand(
   // Before any server starts: the flags are checked and a local model's files found.
   const strategy = flaggedStrategy(config.routing, flags, onError);
   const yard = await ctx.connect();
+  const warn = (message: string) => ctx.out.note(`warning: ${message}`);
   const router = strategy
-    ? ownRouter(yard, config.routing, strategy)
-    : routerFor(yard, config.routing, { onError });
+    ? ownRouter(yard, config.routing, strategy, warn)
+    : routerFor(yard, config.routing, { onError, onWarning: warn });
   const only = checkServerNames(config, flags.server, ctx.configFile());
   let offered = only
     ? // The agent's ranking of the whole catalog, kept to those servers, cut to k: only what matched
@@ -260,10 +262,16 @@ function flaggedStrategy(
 }
 
 /** A router of its own, beside the agent's: the config's routing with `strategy` in its place. */
-function ownRouter(yard: Switchyard, routing: RoutingSection, strategy: RoutingStrategy): Router {
+function ownRouter(
+  yard: Switchyard,
+  routing: RoutingSection,
+  strategy: RoutingStrategy,
+  warn: (message: string) => void,
+): Router {
   const { strategy: _, embeddings: __, reranker: ___, ...rest } = routing ?? {};
   const following = followCatalog(yard, { ...routerOptionsFromConfig(rest), strategy });
   following.sync();
+  for (const message of unmatchedWarnings(following.router)) warn(message);
   return following.router;
 }
 
