@@ -52,7 +52,10 @@ describe("routing data files", () => {
       ok: false,
       problem: expect.stringContaining("not valid JSON"),
     });
-    expect(parseToolsJson("{}")).toEqual({ ok: false, problem: "expected a JSON array of tools" });
+    expect(parseToolsJson("{}")).toEqual({
+      ok: false,
+      problem: 'expected a JSON array of tools, or { "tools": [...] }',
+    });
     expect(parseToolsJson('[{"id":"a"},{"name":"b"}]')).toEqual({
       ok: false,
       problem: 'tool #2: "id" must be a non-empty string',
