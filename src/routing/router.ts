@@ -236,13 +236,17 @@ export class Router {
   async rank(query: string | RoutingQuery, options: RankToolsOptions = {}): Promise<RoutedTool[]> {
     this.#checkRank(query, options, "Router.rank");
     checkSignal(options.signal, "Router.rank");
+    return this.#rank(query, options.topK ?? this.#topK, options.signal);
+  }
+
+  /** {@link rank} of checked arguments; `limit` may be 0 (an empty catalog offered whole). */
+  async #rank(query: string | RoutingQuery, limit: number, signal?: AbortSignal): Promise<RoutedTool[]> {
     // Hints read the request as written; the strategy ranks it with its tool needs, if any.
     const routing = toRoutingQuery(query);
-    const limit = options.topK ?? this.#topK;
     const hints = this.#hints?.matching(routing.text);
     const ranked = await this.#strategy.rank(withNeeds(routing), {
       limit: hints?.depth(limit) ?? limit,
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
     });
     return this.#hinted(hints, this.#routed(ranked), limit);
   }
@@ -254,11 +258,15 @@ export class Router {
    */
   rankNow(query: string | RoutingQuery, options: { topK?: number } = {}): RoutedTool[] {
     this.#checkRank(query, options, "Router.rankNow");
+    return this.#rankNow(query, options.topK ?? this.#topK);
+  }
+
+  /** {@link rankNow} of checked arguments; `limit` may be 0 (an empty catalog offered whole). */
+  #rankNow(query: string | RoutingQuery, limit: number): RoutedTool[] {
     const strategy = this.#strategy;
     if (!strategy.rankNow)
       throw new TypeError(`the ${strategy.name} routing strategy ranks asynchronously: use rank()`);
     const routing = toRoutingQuery(query);
-    const limit = options.topK ?? this.#topK;
     const hints = this.#hints?.matching(routing.text);
     const ranked = strategy.rankNow(withNeeds(routing), hints?.depth(limit) ?? limit);
     return this.#hinted(hints, this.#routed(ranked), limit);
@@ -285,8 +293,7 @@ export class Router {
     this.#checkSelect(conversation, options, "Router.select");
     checkSignal(options.signal, "Router.select");
     const plan = this.#plan(conversation, options);
-    const ranked = await this.rank(plan.query, { ...options, topK: plan.depth });
-    return plan.finish(ranked);
+    return plan.finish(await this.#rank(plan.query, plan.depth, options.signal));
   }
 
   /**
@@ -297,7 +304,7 @@ export class Router {
   selectNow(conversation: Conversation, options: Omit<SelectOptions, "signal"> = {}): OfferedTool[] {
     this.#checkSelect(conversation, options, "Router.selectNow");
     const plan = this.#plan(conversation, options);
-    return plan.finish(this.rankNow(plan.query, { topK: plan.depth }));
+    return plan.finish(this.#rankNow(plan.query, plan.depth));
   }
 
   #checkRank(query: unknown, options: { topK?: unknown }, where: string): void {

@@ -733,6 +733,14 @@ describe("switchyard route", () => {
     );
   });
 
+  it("routes over an empty catalog: nothing matches, exit 0", async () => {
+    const config = path.join(dir, "no-servers.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const { code, stderr } = await switchyard("--config", config, "route", "list files");
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('no tool matches "list files" (0 tools in the catalog)');
+  });
+
   it("warns of a pinned id no tool of the catalog has, with the one it likely meant, and routes on", async () => {
     const config = path.join(dir, "mispinned.json");
     writeFileSync(

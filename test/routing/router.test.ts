@@ -160,6 +160,12 @@ describe("selecting tools for a conversation", () => {
     expect(new Set(offered.map((tool) => tool.reason))).toEqual(new Set(["all"]));
   });
 
+  it("offers nothing from an empty catalog (no server up yet), without failing", async () => {
+    const empty = new Router();
+    expect(await empty.select({ latestUserMessage: "list files" })).toEqual([]);
+    expect(empty.selectNow({ latestUserMessage: "list files" }, { pinned: ["fs_read"] })).toEqual([]);
+  });
+
   it("gives the same offer with or without waiting", async () => {
     const conversation = { latestUserMessage: "list open issues", usedToolNames: ["slack_post_message"] };
     const r = router();
