@@ -88,7 +88,7 @@ export function parseTranscript(text: string): Conversation | undefined {
 }
 
 /** Whether a text is written as a transcript: its first line opens a turn (`user: …`, `assistant: …`). */
-export function isTranscript(text: string): boolean {
+function isTranscript(text: string): boolean {
   return TURN.test(text.split("\n", 1)[0] ?? "");
 }
 

@@ -15,7 +15,6 @@ export {
   type Conversation,
   type ConversationWeights,
   conversationQuery,
-  isTranscript,
   parseTranscript,
   queryFromText,
 } from "./conversation.js";

@@ -636,16 +636,15 @@ describe("switchyard route", () => {
     expect(table.stdout).toMatch(
       /^RANK\s+TOOL\s+SERVER\s+SCORE\s+DESCRIPTION\n1\s+kit_echo\s+kit\s+\d+\.\d\d\s+Echo the text back\n/,
     );
-    for (const empty of [
-      "  ",
-      "assistant: what can I do?",
-      "user:\nassistant: ok",
-      "system: be brief\nuser:   ",
-    ])
+    for (const empty of ["  ", "user:\nassistant: ok", "system: be brief\nuser:   "])
       expect(await switchyard("--config", config, "route", empty)).toMatchObject({
         code: 2,
         stderr: expect.stringContaining("route: the request is empty"),
       });
+    // No user turn at all: a plain request that opens with a role word, as route eval reads it.
+    const plain = await switchyard("--config", config, "--json", "route", "System: echo the text back");
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(JSON.parse(plain.stdout)[0]).toMatchObject({ name: "kit_echo" });
   });
 
   it("with --server, shows only those servers' tools that matched: no fallback rows, fewer than k", async () => {

@@ -15,7 +15,6 @@ import {
   createStrategy,
   DEFAULT_RANKINGS_LENGTH,
   DEFAULT_TOP_K,
-  isTranscript,
   type OfferedTool,
   parseTranscript,
   type Router,
@@ -133,8 +132,9 @@ export async function routeCommand(
   query: string,
   flags: StrategyFlags,
 ): Promise<number> {
-  // A transcript with no user text asks nothing, as an empty request does.
-  const conversation = parseTranscript(query) ?? { latestUserMessage: isTranscript(query) ? "" : query };
+  // A transcript whose user turns are blank asks nothing, as an empty request does; a text with no user
+  // turn ("System: restart nginx") is a plain request, as route eval and the agent read it.
+  const conversation = parseTranscript(query) ?? { latestUserMessage: query };
   if (conversation.latestUserMessage.trim() === "")
     throw new CliError(
       'route: the request is empty: give the text to route, e.g. switchyard route "refund my last order"',
