@@ -64,8 +64,9 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelProvider {
   const section = withEnvironment(options.section ?? {}, env);
   if (!section.baseURL && !section.apiKey) {
     const how = options.section ? HOW_TO_COMPLETE_MODEL_SECTION : HOW_TO_CONFIGURE_MODEL;
-    const flag = options.nameFlag && !options.section ? `, or pass ${options.nameFlag}` : "";
-    throw new SwitchyardError("MODEL_NOT_CONFIGURED", `no model is configured: ${how}${flag}`);
+    // The flag names a model; it cannot stand in for a server or a key, so it is offered beside the name.
+    const named = options.nameFlag && !options.section ? ` (or ${options.nameFlag})` : "";
+    throw new SwitchyardError("MODEL_NOT_CONFIGURED", `no model is configured: ${how}${named}`);
   }
   const baseURL = section.baseURL || DEFAULT_OPENAI_BASE_URL;
   const name =

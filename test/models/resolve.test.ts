@@ -53,7 +53,7 @@ const ask = { messages: [{ role: "user" as const, content: "hi" }], tools: [] };
 describe("resolveModel", () => {
   it("says exactly how to configure a model when there is none, offering the CLI flag only where there is one", () => {
     expect(() => resolveModel({ env: {}, nameFlag: "--model" })).toThrow(
-      /no model is configured: add a "model" section .*OPENAI_API_KEY.*SWITCHYARD_MODEL.*, or pass --model$/,
+      /no model is configured: add a "model" section .*OPENAI_API_KEY.*together with SWITCHYARD_MODEL \(or --model\)$/,
     );
     expect(() => resolveModel({ env: {} })).toThrow(/SWITCHYARD_MODEL$/);
   });
