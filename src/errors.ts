@@ -196,6 +196,11 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** A message on one line: a line break and the spaces around it become one space (a parser may quote a file). */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, " ");
+}
+
 /** Walk an error's `cause` chain (bounded) and return the first link that matches. */
 export function findCause<T extends object>(
   error: unknown,

@@ -23,7 +23,7 @@ export { LOG_LEVELS } from "./config/vocabulary.js";
 export { ResultHandles } from "./context/handles.js";
 export { defaultAnchor } from "./context/shape-result.js";
 export { contextWindowFor } from "./context/tokens.js";
-export { closestNames, didYouMean } from "./errors.js";
+export { closestNames, didYouMean, oneLine } from "./errors.js";
 export { oauthStoreFolder, oauthStorePath } from "./fleet/oauth-token-file.js";
 export { openInBrowser } from "./fleet/open-in-browser.js";
 export * from "./index.js";

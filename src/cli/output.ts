@@ -1,3 +1,5 @@
+import { oneLine } from "../internal.js";
+
 /** Where a command writes: results to stdout, everything else to stderr. */
 export interface Output {
   json: boolean;
@@ -50,7 +52,7 @@ export function createOutput(json: boolean, redact: (text: string) => string = (
     failed: (code, reason) => {
       const message = redact(reason);
       // One line, whatever the message holds (a parser's quote of a file, a server's text).
-      process.stderr.write(`switchyard: ${terminalSafe(message.replace(/\s*[\r\n]+\s*/g, " "))}\n`);
+      process.stderr.write(`switchyard: ${terminalSafe(oneLine(message))}\n`);
       if (json) data(errorJson(code, message));
     },
   };

@@ -3,6 +3,7 @@ import {
   DEFAULT_EMBEDDING_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_VECTORS,
 } from "../config/defaults.js";
+import { oneLine } from "../errors.js";
 import { type Embedder, normalize, VectorCache } from "./vector-cache.js";
 
 export {
@@ -115,7 +116,7 @@ export class EmbeddingsClient implements Embedder {
     const text = await response.text();
     if (!response.ok) {
       throw new EmbeddingsError(
-        `${where}: ${response.status} ${response.statusText} ${text.slice(0, 200)}`.trimEnd() +
+        `${where}: ${response.status} ${response.statusText} ${oneLine(text.slice(0, 200))}`.trimEnd() +
           `; ${statusHint(response.status, this.#options.model)}`,
         {
           url: this.#url,
@@ -143,9 +144,9 @@ function parseEmbeddings(text: string, count: number, url: string, where: string
   try {
     data = (JSON.parse(text) as { data?: unknown }).data;
   } catch {
-    throw fail(`answer is not JSON: ${text.slice(0, 200)}`);
+    throw fail(`answer is not JSON: ${oneLine(text.slice(0, 200))}`);
   }
-  if (!Array.isArray(data)) throw fail(`answer has no "data" array: ${text.slice(0, 200)}`);
+  if (!Array.isArray(data)) throw fail(`answer has no "data" array: ${oneLine(text.slice(0, 200))}`);
   const vectors: Array<Float32Array | undefined> = Array.from({ length: count }, () => undefined);
   for (const [position, item] of data.entries()) {
     const { index, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };

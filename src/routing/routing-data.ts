@@ -1,3 +1,4 @@
+import { messageOf, oneLine } from "../errors.js";
 import type { LabelledQuery } from "./metrics.js";
 import type { ToolDescriptor } from "./tool-descriptor.js";
 
@@ -15,7 +16,7 @@ export function parseToolsJson(text: string): ParseResult<ToolDescriptor[]> {
   try {
     parsed = JSON.parse(withoutBom(text));
   } catch (error) {
-    return { ok: false, problem: `not valid JSON (${oneLine(error)})` };
+    return { ok: false, problem: `not valid JSON (${oneLine(messageOf(error))})` };
   }
   const data = isObject(parsed) && Array.isArray(parsed.tools) ? parsed.tools : parsed;
   if (!Array.isArray(data))
@@ -69,7 +70,7 @@ export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
     try {
       item = JSON.parse(line);
     } catch (error) {
-      return { ok: false, problem: `${where}: not valid JSON (${oneLine(error)})` };
+      return { ok: false, problem: `${where}: not valid JSON (${oneLine(messageOf(error))})` };
     }
     if (!isObject(item)) return { ok: false, problem: `${where}: expected a JSON object` };
     if (typeof item.query !== "string" || item.query.trim() === "")
@@ -97,11 +98,6 @@ export function parseQueriesJsonl(text: string): ParseResult<LabelledQuery[]> {
 /** The text without the byte order mark some editors put first (JSON.parse refuses it). */
 function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** A parser's message on one line: it may quote the text it choked on, newlines and all. */
-function oneLine(error: unknown): string {
-  return (error as Error).message.replace(/\s*[\r\n]+\s*/g, " ");
 }
 
 function isGroups(value: unknown): value is string[][] {

@@ -65,7 +65,8 @@ export async function startEmbeddingsServer(
       if (mode === "hang") return;
       if (mode) {
         res.writeHead(mode.status, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: "scripted failure" } }));
+        // Pretty-printed, as many servers answer: the client's error must still be one line.
+        res.end(JSON.stringify({ error: { message: "scripted failure" } }, null, 2));
         return;
       }
       // Answer in reverse order with explicit indexes: clients must place vectors by `index`.

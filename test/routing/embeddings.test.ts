@@ -108,6 +108,10 @@ describe("embedding strategy", () => {
       status: 503,
       message: expect.stringContaining(`[POST] "${server.baseURL}/embeddings": 503`),
     });
+    // The answer's body is quoted on the message's one line.
+    await expect(failure).rejects.toMatchObject({
+      message: expect.stringMatching(/^[^\n]*scripted failure[^\n]*$/),
+    });
   });
 
   it("gives up after its deadline when the endpoint does not answer", async () => {
