@@ -63,6 +63,11 @@ export function truncate(text: string, max: number): string {
   return `${kept}…`;
 }
 
+/** "1 tool", "2 tools": a count with its noun, plural but for one. */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** First line of a text, shortened to `max` display columns. */
 export function firstLine(text: string, max = 80): string {
   const line = text.split("\n", 1)[0]?.trim() ?? "";

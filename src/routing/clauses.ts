@@ -34,8 +34,15 @@ const SEQUENCE_WORD = new RegExp(
   "iu",
 );
 
+/**
+ * The words that go on to name details of a thing ("…, including its size", "such as …"): both where a
+ * part's details begin ({@link DETAILS}) and where a list item opens a list of the last thing's
+ * attributes (`ATTRIBUTES`, which takes "like", "namely" and the like too: within a list they cannot be
+ * "I'd like" or a new request; as details, "specifically" and "especially" cost seal-tools R@5 0.1).
+ */
+const DETAIL_WORDS = "including|such\\s+as";
 /** Where a part goes on to name details of what it asks for: "…, including its size", "such as …". */
-const DETAILS = /\b(?:including|such\s+as)\b/iu;
+const DETAILS = new RegExp(`\\b(?:${DETAIL_WORDS})\\b`, "iu");
 
 /** A part cut where it starts to name details ({@link DETAILS}): what it asks for, and the details ("" when none). */
 export function splitDetails(part: string): [asked: string, details: string] {
@@ -99,7 +106,7 @@ function opensRequest(rest: string): boolean {
  */
 const LIST_JOIN = /(,\s+(?!(?:and\s+)?\d)(?:and\s+)?|(?<=\S)\s+and\s+)/iu;
 /** A list item that opens a list of the last thing's attributes: it and all after it belong to that thing. */
-const ATTRIBUTES = /^(?:including|such\s+as|like|namely|specifically|especially)\b/iu;
+const ATTRIBUTES = new RegExp(`^(?:${DETAIL_WORDS}|like|namely|specifically|especially)\\b`, "iu");
 /** A list item that goes on describing the thing before it (a phrase, a number) rather than naming another. */
 const CONTINUES =
   /^(?:\d|(?:with|without|for|on|in|at|from|to|by|of|into|using|which|that|where|when|while|if|or|but|so|as|etc)\b)/iu;

@@ -52,7 +52,7 @@ const sentAs = (text: string): boolean => SENT_AS.test(text);
 
 /** True when the text opens with a word used as a verb, after a "please" or a "can you" ({@link beforeVerb}). */
 export function opensWithWordAsVerb(text: string): boolean {
-  return wordAsVerb(text.slice(beforeVerb(text, wordAsVerb, "of-you")));
+  return wordAsVerb(text.slice(beforeVerb(text, { verbFollows: wordAsVerb, asks: "of-you" })));
 }
 
 /**
@@ -92,6 +92,8 @@ const SAYS_TRANSLATE = /translat|翻译|译成/iu;
  * asks to translate.
  */
 export function withImpliedAction(part: string): string {
-  const sent = sentAs(part.slice(beforeVerb(part, sentAs, "of-you"))) ? `send ${part}` : part;
+  const sent = sentAs(part.slice(beforeVerb(part, { verbFollows: sentAs, asks: "of-you" })))
+    ? `send ${part}`
+    : part;
   return LANGUAGE_TARGET.test(sent) && !SAYS_TRANSLATE.test(sent) ? `${sent} translate` : sent;
 }

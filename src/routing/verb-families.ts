@@ -188,8 +188,10 @@ const opensWithFamilyVerb = (text: string): boolean =>
  */
 export function beforeVerb(
   text: string,
-  verbFollows: (rest: string) => boolean = opensWithFamilyVerb,
-  asks: "any" | "of-you" = "any",
+  {
+    verbFollows = opensWithFamilyVerb,
+    asks = "any",
+  }: { verbFollows?: (rest: string) => boolean; asks?: "any" | "of-you" } = {},
 ): number {
   const polite = POLITE.exec(text)?.[0].length ?? 0;
   const asking = (asks === "any" ? ASKING : ASKING_YOU).exec(text.slice(polite))?.[0].length ?? 0;

@@ -17,8 +17,8 @@ import {
 } from "../../routing/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
-import { formatTable } from "../table.js";
-import { countOf, parseTop, type RouteEvalFlags, strategySpec } from "./route.js";
+import { countOf, formatTable } from "../table.js";
+import { parseTop, type RouteEvalFlags, strategySpec } from "./route.js";
 
 /**
  * `switchyard route eval`: rank every labelled query over an offline catalog and print R@1, R@5, R@10,

@@ -26,7 +26,7 @@ import {
 } from "../../routing/index.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
-import { firstLine, formatTable } from "../table.js";
+import { countOf, firstLine, formatTable } from "../table.js";
 import { routeEvalCommand } from "./route-eval.js";
 import { checkServerNames } from "./servers.js";
 
@@ -368,11 +368,6 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** "1 tool", "2 tools". */
-export function countOf(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** `--top`: a whole number above 0, in digits (`1e1` and `0x10` are not). */
