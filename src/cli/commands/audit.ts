@@ -10,6 +10,7 @@ import {
 } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
+import { countOf } from "../table.js";
 import { parseLimit } from "./runs.js";
 
 /**
@@ -28,13 +29,13 @@ export async function auditVerifyCommand(
   if (ctx.out.json) ctx.out.data({ store: store.location, signed: key !== undefined, ...verified });
   else if (verified.ok) {
     ctx.out.result(
-      `audit log ok: ${verified.rows} row${verified.rows === 1 ? "" : "s"}, chain head ${verified.head.hash} (row ${verified.head.seq}) in ${store.location}${key !== undefined ? "; signatures checked with audit.key" : checkpoint ? "" : "; not signed (no audit.key): only the chain is checked, a rewrite of the whole log would go unseen"}${checkpoint ? `; holds the checkpoint of ${checkpoint.time} (row ${checkpoint.seq})` : ""}`,
+      `audit log ok: ${countOf(verified.rows, "row")}, chain head ${verified.head.hash} (row ${verified.head.seq}) in ${store.location}${key !== undefined ? "; signatures checked with audit.key" : checkpoint ? "" : "; not signed (no audit.key): only the chain is checked, a rewrite of the whole log would go unseen"}${checkpoint ? `; holds the checkpoint of ${checkpoint.time} (row ${checkpoint.seq})` : ""}`,
     );
   } else {
     const gapsOnly = verified.problems.every((problem) => problem.kind === "gap");
     ctx.out.result(
       [
-        `audit log ${gapsOnly ? "INCOMPLETE" : "TAMPERED"}: ${verified.problems.length} problem${verified.problems.length === 1 ? "" : "s"} in ${verified.rows} rows of ${store.location}`,
+        `audit log ${gapsOnly ? "INCOMPLETE" : "TAMPERED"}: ${countOf(verified.problems.length, "problem")} in ${verified.rows} rows of ${store.location}`,
         ...verified.problems.map((problem) => `  ${problem.kind}: ${problem.message}`),
       ].join("\n"),
     );
@@ -55,7 +56,7 @@ export async function auditCheckpointCommand(ctx: CommandContext, flags: { out?:
   const tampered = verified.problems.filter((problem) => problem.kind !== "gap");
   if (tampered.length > 0)
     throw new CliError(
-      `the audit log of ${store.location} does not verify (${tampered.length} problem${tampered.length === 1 ? "" : "s"}, first: ${tampered[0]!.message}): no checkpoint is taken of it; see switchyard audit verify`,
+      `the audit log of ${store.location} does not verify (${countOf(tampered.length, "problem")}, first: ${tampered[0]!.message}): no checkpoint is taken of it; see switchyard audit verify`,
     );
   const checkpoint = auditCheckpoint(verified.head, verified.rows, store.location, key);
   const text = `${JSON.stringify(checkpoint, null, 2)}\n`;
@@ -63,7 +64,7 @@ export async function auditCheckpointCommand(ctx: CommandContext, flags: { out?:
     writeFileSync(flags.out, text);
     if (!ctx.out.json)
       ctx.out.result(
-        `audit checkpoint: row ${checkpoint.seq}, ${checkpoint.rows} row${checkpoint.rows === 1 ? "" : "s"}, ${key !== undefined ? "signed with audit.key" : "NOT signed (no audit.key)"}, written to ${flags.out}`,
+        `audit checkpoint: row ${checkpoint.seq}, ${countOf(checkpoint.rows, "row")}, ${key !== undefined ? "signed with audit.key" : "NOT signed (no audit.key)"}, written to ${flags.out}`,
       );
     else ctx.out.data(checkpoint);
   } else if (ctx.out.json) ctx.out.data(checkpoint);

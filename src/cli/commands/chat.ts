@@ -21,7 +21,7 @@ import {
 } from "../chat-input.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, messageOf } from "../exit-codes.js";
-import { firstLine, formatTable } from "../table.js";
+import { countOf, firstLine, formatTable } from "../table.js";
 import { type AskFlags, openAgent, printResult } from "./ask.js";
 import { renderServers } from "./servers.js";
 
@@ -42,7 +42,7 @@ export async function chatCommand(ctx: CommandContext, flags: AskFlags): Promise
   if (saved)
     ctx.out.note(
       saved.turns > 0
-        ? `resuming session ${saved.id} (${saved.turns} turn${saved.turns === 1 ? "" : "s"})`
+        ? `resuming session ${saved.id} (${countOf(saved.turns, "turn")})`
         : `session ${saved.id} (resume it with: switchyard chat --session ${saved.id})`,
     );
   return new ChatSession(ctx, agent, yard, config, saved).run();

@@ -3,7 +3,7 @@ import { didYouMean } from "../../internal.js";
 import { connectFor } from "../connect-for.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
-import { formatTable, wrap } from "../table.js";
+import { countOf, formatTable, wrap } from "../table.js";
 import { settingsLines } from "./describe-settings.js";
 
 /** Flags of `describe`. */
@@ -117,9 +117,7 @@ function renderSchema(heading: string, schema: Schema): string[] {
     { maxWidth: Number.POSITIVE_INFINITY },
   );
   const counts =
-    heading === "Input"
-      ? ` (${top.length} parameter${top.length === 1 ? "" : "s"}, ${required.length} required)`
-      : "";
+    heading === "Input" ? ` (${countOf(top.length, "parameter")}, ${required.length} required)` : "";
   return [`${heading}${counts}:`, ...table.split("\n").map((line) => `  ${line}`)];
 }
 

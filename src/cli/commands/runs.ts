@@ -10,7 +10,7 @@ import {
 } from "../../internal.js";
 import type { CommandContext } from "../context.js";
 import { CliError, EXIT_OK, EXIT_USAGE } from "../exit-codes.js";
-import { firstLine, formatTable } from "../table.js";
+import { countOf, firstLine, formatTable } from "../table.js";
 
 /** `--limit <n>`: a whole number above 0. */
 export function parseLimit(value: string | undefined, fallback: number, flag = "--limit"): number {
@@ -91,7 +91,7 @@ function renderAudit(rows: readonly AuditRow[]): string {
       ...(row.callId ? [row.callId] : []),
     ].join("  ");
   });
-  return `\n\naudit (${rows.length} row${rows.length === 1 ? "" : "s"}; switchyard audit verify checks the chain):\n${lines.join("\n")}`;
+  return `\n\naudit (${countOf(rows.length, "row")}; switchyard audit verify checks the chain):\n${lines.join("\n")}`;
 }
 
 /** `switchyard sessions [--limit n]`: the latest chat sessions, to resume with `chat --session <id>`. */
@@ -153,23 +153,18 @@ export function renderRun(run: StoredRun): string {
 function facts(run: RunSummary): string {
   const parts = [`started ${run.startedAt}`];
   if (run.ms !== undefined) parts.push(`took ${duration(run.ms)}`);
-  parts.push(
-    `${run.stepCount} step${run.stepCount === 1 ? "" : "s"}`,
-    `${run.callCount} call${run.callCount === 1 ? "" : "s"}`,
-  );
+  parts.push(countOf(run.stepCount, "step"), countOf(run.callCount, "call"));
   if (run.tokens) parts.push(`${run.tokens.input} tokens in, ${run.tokens.output} out`);
   return parts.join(", ");
 }
 
 function renderStep(step: StoredStep, finished: boolean): string[] {
   const offered = offeredNames(step.offered);
-  const head = `step ${step.step}: ${step.tools} tool${step.tools === 1 ? "" : "s"} offered${offered ? `: ${offered}` : ""}`;
+  const head = `step ${step.step}: ${countOf(step.tools, "tool")} offered${offered ? `: ${offered}` : ""}`;
   if (step.modelMs === undefined)
     return [head, `  model: no answer${finished ? "" : " (the run stopped while it was asked)"}`];
   const tokens = step.tokens ? `, ${step.tokens.input} tokens in, ${step.tokens.output} out` : "";
-  const asked = step.toolCalls
-    ? `asked for ${step.toolCalls} tool call${step.toolCalls === 1 ? "" : "s"}`
-    : "answered";
+  const asked = step.toolCalls ? `asked for ${countOf(step.toolCalls, "tool call")}` : "answered";
   const said = step.text ? `: ${firstLine(step.text, 160)}` : "";
   return [head, `  model (${duration(step.modelMs)}${tokens}) ${asked}${said}`];
 }
