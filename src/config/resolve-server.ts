@@ -41,11 +41,12 @@ export function resolveServer({ name, entry: rawEntry, at, baseDir, warnings }: 
   if (typeof rawEntry !== "object" || rawEntry === null || Array.isArray(rawEntry)) {
     throw invalid(at.join("."), 'expected an object with "command" or "url"');
   }
-  for (const key of Object.keys(rawEntry)) {
-    if (!KNOWN_SERVER_KEYS.has(key)) warnings.push(unknownKey([...at, key], KNOWN_SERVER_KEYS));
-  }
+  const unknown = Object.keys(rawEntry)
+    .filter((key) => !KNOWN_SERVER_KEYS.has(key))
+    .map((key) => unknownKey([...at, key], KNOWN_SERVER_KEYS));
+  warnings.push(...unknown);
   const entry = check(serverEntrySchema, rawEntry, at);
-  const transport = chooseTransport(entry, at);
+  const transport = chooseTransport(entry, at, unknown);
   const cwd = path.resolve(baseDir, entry.cwd ?? ".");
   const command =
     entry.command && /[\\/]/.test(entry.command) ? path.resolve(cwd, entry.command) : entry.command;
@@ -141,12 +142,20 @@ function withDefaults<T extends Record<string, unknown>>(
   return filled;
 }
 
-function chooseTransport(entry: ServerEntry, at: string[]): { kind: TransportKind; forced: boolean } {
+/** The entry's transport; `unknown` (its unknown keys' warnings) is said too when none can be chosen: "comand". */
+function chooseTransport(
+  entry: ServerEntry,
+  at: string[],
+  unknown: readonly string[],
+): { kind: TransportKind; forced: boolean } {
   const declared = entry.transport ?? normalizeType(entry.type);
   const where = at.join(".");
   if (declared === "stdio" || (declared === undefined && entry.url === undefined)) {
     if (entry.command === undefined) {
-      throw invalid(where, 'expected "command" (a stdio server) or "url" (an HTTP server)');
+      throw invalid(
+        where,
+        `expected "command" (a stdio server) or "url" (an HTTP server)${unknown.map((line) => `; ${line}`).join("")}`,
+      );
     }
     return { kind: "stdio", forced: declared !== undefined };
   }

@@ -85,7 +85,7 @@ describe("--json on a failed command", () => {
   it("prints the SwitchyardError's code for a bad config (CONFIG_INVALID, exit 2)", async () => {
     expect(await jsonFailure(["--config", badConfig, "servers"], 2)).toEqual({
       code: "CONFIG_INVALID",
-      message: 'bad.json: routing: Unrecognized key: "hintz"',
+      message: "bad.json: routing.hintz: unknown key (did you mean hints?)",
     });
   });
 
@@ -161,7 +161,7 @@ describe("each failure said once, on its own line", () => {
   it("a bad config in chat: one line, not also a warning that the chat is not saved", async () => {
     const { code, stderr } = await cli(["--config", badConfig, "chat"]);
     expect(code).toBe(2);
-    expect(stderr).toBe('switchyard: bad.json: routing: Unrecognized key: "hintz"\n');
+    expect(stderr).toBe("switchyard: bad.json: routing.hintz: unknown key (did you mean hints?)\n");
   });
 });
 

@@ -255,6 +255,28 @@ describe("the routing section", () => {
     expect(invalid({ mcpServers: {}, routing: { strategy: "magic" } }).message).not.toContain("did you mean");
   });
 
+  it("tells a mistyped key inside a section the key it most likely meant, at any depth", () => {
+    for (const [config, path, meant] of [
+      [{ routing: { topk: 5 } }, "routing.topk", "topK"],
+      [{ agent: { maxStep: 3 } }, "agent.maxStep", "maxSteps"],
+      [{ model: { baseUrl: "http://127.0.0.1:1/v1" } }, "model.baseUrl", "baseURL"],
+      [{ routing: { hints: [{ when: "x", tools: ["a"], tool: 1 }] } }, "routing.hints.0.tool", "tools"],
+      [{ gateway: { mod: "search" } }, "gateway.mod", "mode"],
+    ] as const)
+      expect(invalid({ mcpServers: {}, ...config }), path).toMatchObject({
+        path,
+        message: expect.stringContaining(`${path}: unknown key (did you mean ${meant}?)`),
+      });
+    // A server without "command" or "url" says which of its keys was likely meant for one.
+    expect(invalid({ mcpServers: { a: { comand: "node" } } }).message).toBe(
+      'mcpServers.a: expected "command" (a stdio server) or "url" (an HTTP server); mcpServers.a.comand: unknown key, ignored (did you mean command?)',
+    );
+    // Nothing close: the keys there are listed.
+    expect(invalid({ mcpServers: {}, routing: { zzqq: 1 } }).message).toMatch(
+      /^routing\.zzqq: unknown key \(the keys here: .*topK.*\)$/,
+    );
+  });
+
   it("names the file and the key when embedding or hybrid has no embeddings", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "switchyard-routing-"));
     const file = path.join(dir, "fleet.json");
