@@ -244,11 +244,15 @@ export class Router {
     // Hints read the request as written; the strategy ranks it with its tool needs, if any.
     const routing = toRoutingQuery(query);
     const hints = this.#hints?.matching(routing.text);
+    const options = signal ? { signal } : {};
     const ranked = await this.#strategy.rank(withNeeds(routing), {
       limit: hints?.depth(limit) ?? limit,
-      ...(signal ? { signal } : {}),
+      ...options,
     });
-    return this.#hinted(hints, this.#routed(ranked), limit);
+    const own = hasNeeds(routing)
+      ? (await this.#strategy.rank(withoutNeeds(routing), { limit: 1, ...options }))[0]
+      : undefined;
+    return this.#hinted(hints, this.#routed(withRequestsBest(ranked, own, limit)), limit);
   }
 
   /**
@@ -269,7 +273,8 @@ export class Router {
     const routing = toRoutingQuery(query);
     const hints = this.#hints?.matching(routing.text);
     const ranked = strategy.rankNow(withNeeds(routing), hints?.depth(limit) ?? limit);
-    return this.#hinted(hints, this.#routed(ranked), limit);
+    const own = hasNeeds(routing) ? strategy.rankNow(withoutNeeds(routing), 1)[0] : undefined;
+    return this.#hinted(hints, this.#routed(withRequestsBest(ranked, own, limit)), limit);
   }
 
   /**
@@ -486,4 +491,30 @@ export class Router {
     else this.#byServer.set(server, tools);
     this.#strategy.setServerTools(server, tools);
   }
+}
+
+/** Whether a query holds tool needs that add to its text. */
+function hasNeeds(query: RoutingQuery): boolean {
+  return (query.needs ?? []).some((need) => need.trim() !== "");
+}
+
+/** The query without its tool needs: the request as its user wrote it. */
+function withoutNeeds(query: RoutingQuery): RoutingQuery {
+  const { needs: _, ...request } = query;
+  return request;
+}
+
+/**
+ * With tool needs, the request's own best tool (`own`, ranked without them) keeps a place in the first
+ * `limit`: second, after the best of the fused ranking, when the needs pushed it further down — a need
+ * that misses loses nothing the request alone finds first.
+ */
+function withRequestsBest(fused: RankedTool[], own: RankedTool | undefined, limit: number): RankedTool[] {
+  if (own === undefined || fused.slice(0, limit).some((tool) => tool.id === own.id)) return fused;
+  const rest = fused.filter((tool) => tool.id !== own.id);
+  if (rest.length === 0 || limit < 2) return rest.length === 0 ? [own] : fused;
+  return [rest[0]!, { id: own.id, score: rest[1]?.score ?? rest[0]!.score }, ...rest.slice(1)].slice(
+    0,
+    Math.max(fused.length, 2),
+  );
 }

@@ -5,6 +5,7 @@ import { createStrategy, type StrategyName } from "../../src/routing/create-stra
 import { Router } from "../../src/routing/router.js";
 import { type LexicalOptions, LexicalStrategy } from "../../src/routing/strategies/lexical.js";
 import { TwoStageStrategy } from "../../src/routing/strategies/two-stage.js";
+import type { RoutingStrategy } from "../../src/routing/strategy.js";
 import type { ToolDescriptor } from "../../src/routing/tool-descriptor.js";
 import { failureOf } from "../helpers.js";
 import { FLEET_TOOLS } from "./tools-fixture.js";
@@ -158,6 +159,38 @@ describe("selecting tools for a conversation", () => {
     expect(offered).toHaveLength(5);
     expect(offered[0]).toMatchObject({ id: "slack_post_message", reason: "all" });
     expect(new Set(offered.map((tool) => tool.reason))).toEqual(new Set(["all"]));
+  });
+
+  it("keeps the request's own best tool in the offer when its tool needs rank other tools first", async () => {
+    // A strategy that ranks by script: the request with its needs (one line more) puts the request's
+    // own best, fs_read_text_file, past the first four; the request alone puts it first.
+    const fused = ["kit_structured", "fs_read_file", "fs_read_media", "fs_read_many", "fs_read_text_file"];
+    const scripted: RoutingStrategy = {
+      name: "scripted",
+      setServerTools: () => {},
+      rankNow: (query, limit) =>
+        (query.text.includes("\n") ? fused : ["fs_read_text_file", "fs_read_file"])
+          .slice(0, limit)
+          .map((id, i) => ({ id, score: 10 - i })),
+      rank: async (query, { limit }) => scripted.rankNow!(query, limit),
+    };
+    const tools = [...fused].map((id) => ({ id, server: id.split("_")[0]!, name: id, description: id }));
+    const router = new Router(tools, { strategy: scripted, offerAllUpTo: 0 });
+    const withNeeds = { text: "what does my note a.txt say", needs: ["read file contents"] };
+    for (const ranked of [router.rankNow(withNeeds, { topK: 4 }), await router.rank(withNeeds, { topK: 4 })])
+      expect(ranked.map((tool) => tool.id)).toEqual([
+        "kit_structured",
+        "fs_read_text_file",
+        "fs_read_file",
+        "fs_read_media",
+      ]);
+    // Already in the first four: the fused order stands.
+    expect(router.rankNow(withNeeds, { topK: 5 }).map((tool) => tool.id)).toEqual(fused);
+    // No needs: one ranking, as always.
+    expect(router.rankNow("what does my note a.txt say", { topK: 4 }).map((tool) => tool.id)).toEqual([
+      "fs_read_text_file",
+      "fs_read_file",
+    ]);
   });
 
   it("offers nothing from an empty catalog (no server up yet), without failing", async () => {
