@@ -36,6 +36,11 @@ export interface RunState {
   toolCalls?: ReadonlyMap<string, number>;
   /** Tools found unusable in this run (they need a capability this client lacks); refused for the rest of it. */
   unavailableTools?: ReadonlySet<string>;
+  /**
+   * The run's own reminders among `messages` (the fallback nudge): user messages the user did not write,
+   * so the tools are not chosen for them.
+   */
+  reminders?: ReadonlySet<ChatMessage>;
 }
 
 /** A decision to end the run before the next model turn. */

@@ -59,7 +59,12 @@ export class ToolOffer {
       const explain = (picked: readonly OfferedWhy[]) => {
         for (const one of picked) why?.set(one.name, one);
       };
-      const chosen = new Set(await select({ messages: state.messages, usedTools, state, explain }));
+      // Chosen for what the user wrote: the run's own reminders are no request of theirs.
+      const reminders = state.reminders;
+      const messages = reminders?.size
+        ? state.messages.filter((message) => !reminders.has(message))
+        : state.messages;
+      const chosen = new Set(await select({ messages, usedTools, state, explain }));
       tools = [...chosen].flatMap((name) => byName.get(name) ?? []);
     }
     // After the catalog's, so that a local tool offered from some step on only adds to the prompt's end.

@@ -61,6 +61,8 @@ export class AgentRun {
   readonly #calls: CallRecord[] = [];
   readonly #steps: StepRecord[] = [];
   readonly #usedTools: Set<string>;
+  /** The fallback nudge's reminder, once sent: a user message the user did not write. */
+  readonly #reminders = new Set<ChatMessage>();
   /** How many times each (tool, arguments) pair was sent; the servers and tools found unusable. */
   readonly #callCounts = new Map<string, number>();
   readonly #unavailableServers = new Set<string>();
@@ -94,6 +96,7 @@ export class AgentRun {
     this.#state = {
       step: 0,
       messages: this.#messages,
+      reminders: this.#reminders,
       calls: this.#calls,
       callCounts: this.#callCounts,
       unavailableServers: this.#unavailableServers,
@@ -279,7 +282,9 @@ export class AgentRun {
         .catch(() => undefined);
       if (this.#options.signal?.aborted) return this.#cancelled();
       if (reminder) {
-        this.#messages.push({ role: "user", content: reminder });
+        const message: ChatMessage = { role: "user", content: reminder };
+        this.#reminders.add(message);
+        this.#messages.push(message);
         return { type: "offer" };
       }
     }

@@ -150,6 +150,27 @@ describe("routing.rewrite", () => {
     expect(model.requests.filter((request) => !isRewrite(request))).toHaveLength(4);
   });
 
+  it("routes the nudge's step on the user's request: the reminder is neither rewritten nor ranked", async () => {
+    const air = "北京朝阳区今天空气质量怎么样？";
+    const yard = await Switchyard.connect({ mcpServers: { cat: catalogServer() } });
+    const model = await startScriptedOpenAIServer((request) =>
+      isRewrite(request) ? { content: '["get air quality of a district"]' } : { content: "今天空气不错。" },
+    );
+    opened.push(yard, model);
+    const agent = createAgent(yard, {
+      model: { baseURL: model.baseURL, name: "scripted", apiKey: "k", maxRetries: 0 },
+      routing: { mode: "route", topK: 3, rewrite: true },
+      agent: { nudge: true },
+    });
+    await agent.run(air);
+    const turns = model.requests.filter((request) => !isRewrite(request));
+    // The answer without a tool call got the reminder, and the model was asked again.
+    expect(turns).toHaveLength(2);
+    expect(String(turns[1]!.messages.at(-1)?.content)).toMatch(/^You answered without calling a tool/);
+    expect(model.requests.filter(isRewrite).map((request) => request.messages[1]?.content)).toEqual([air]);
+    expect(toolNames(turns[1]!)).toContain("cat_get_air_quality");
+  });
+
   it("asks nothing when the catalog is offered whole", async () => {
     const { agent, model } = await setup({ content: NEEDS }, { offerAllUpTo: 100 });
     expect((await agent.run(REQUEST)).stopReason).toBe("answer");
