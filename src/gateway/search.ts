@@ -30,10 +30,16 @@ export class ToolSearch {
   readonly searchName = SEARCH_TOOLS_NAME;
   readonly #yard: Switchyard;
   readonly #router: Router;
+  /** Tools a search returns when it gives no `limit`: the config's `routing.searchResults`, as the agent's. */
+  readonly #results: number;
 
   constructor(yard: Switchyard) {
     this.#yard = yard;
     this.#router = routerFor(yard, yard.config.routing);
+    this.#results = Math.min(
+      yard.config.routing?.searchResults ?? DEFAULT_TOOL_SEARCH_RESULTS,
+      MAX_SEARCH_RESULTS,
+    );
   }
 
   /** What `tools/list` offers in search mode. */
@@ -52,7 +58,7 @@ export class ToolSearch {
               type: "integer",
               minimum: 1,
               maximum: MAX_SEARCH_RESULTS,
-              description: `How many tools to return (default ${DEFAULT_TOOL_SEARCH_RESULTS}).`,
+              description: `How many tools to return (default ${this.#results}).`,
             },
           },
           required: ["query"],
@@ -76,7 +82,7 @@ export class ToolSearch {
 
   /** Answer `search_tools`: the best tools for the query that `identity` may call. */
   async search(args: unknown, identity: Identity): Promise<CallToolResult> {
-    const { query, limit = DEFAULT_TOOL_SEARCH_RESULTS } = (args ?? {}) as {
+    const { query, limit = this.#results } = (args ?? {}) as {
       query?: unknown;
       limit?: unknown;
     };
@@ -117,7 +123,8 @@ export class ToolSearch {
 
   /**
    * The catalog tool and arguments a `call_tool` call names.
-   * @throws SwitchyardError `INVALID_ARGUMENTS` when `name` is missing or `arguments` is not an object.
+   * @throws SwitchyardError `INVALID_ARGUMENTS` when `name` is missing or `arguments` is not an object;
+   *   `TOOL_NOT_FOUND` when the catalog has no tool of that name.
    */
   target(args: unknown): { name: string; args: unknown } {
     const { name, arguments: given = {} } = (args ?? {}) as { name?: unknown; arguments?: unknown };
@@ -128,6 +135,15 @@ export class ToolSearch {
       );
     if (typeof given !== "object" || given === null || Array.isArray(given))
       throw new SwitchyardError("INVALID_ARGUMENTS", `${CALL_TOOL_NAME}: "arguments" must be an object`);
+    // The host sees only the two tools here: a name the catalog lacks is found with search_tools.
+    if (this.#yard.describeTool(name) === undefined) {
+      const near = this.#yard.suggestTools(name);
+      throw new SwitchyardError(
+        "TOOL_NOT_FOUND",
+        `${CALL_TOOL_NAME}: no tool named ${name} in the catalog; ${near.length ? `did you mean ${near.join(", ")}? ` : ""}find tools with ${SEARCH_TOOLS_NAME}`,
+        { tool: name },
+      );
+    }
     return { name, args: given };
   }
 }

@@ -118,13 +118,19 @@ describe("switchyard serve", () => {
     const searching = configFile({
       mcpServers: { everything: { command: NODE, args: [EVERYTHING] } },
       gateway: { mode: "search" },
+      routing: { searchResults: 2 },
     });
     const { client: configured } = await stdioClient(searching, "modern");
     try {
-      expect((await configured.listTools()).tools.map((tool) => tool.name)).toEqual([
-        "search_tools",
-        "call_tool",
-      ]);
+      const listed = (await configured.listTools()).tools;
+      expect(listed.map((tool) => tool.name)).toEqual(["search_tools", "call_tool"]);
+      // routing.searchResults is the default limit, as for the agent's search_tools.
+      expect(JSON.stringify(listed[0]!.inputSchema)).toContain("(default 2)");
+      const found = await configured.callTool({
+        name: "search_tools",
+        arguments: { query: "echo a message" },
+      });
+      expect((found.structuredContent as { tools: unknown[] }).tools).toHaveLength(2);
     } finally {
       await configured.close();
     }

@@ -182,6 +182,18 @@ describe.each<Era>(["legacy", "modern"])("search mode (%s)", (era) => {
     const noName = await root.callTool({ name: "call_tool", arguments: { arguments: {} } });
     expect(noName.isError).toBe(true);
     expect(textOf(noName)).toContain('needs "name"');
+    // A name the catalog lacks: the host is pointed at search_tools, the one way it has to find tools.
+    await expect(
+      root.callTool({ name: "call_tool", arguments: { name: "no_such_tool" } }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(
+        /no tool named no_such_tool in the catalog; find tools with search_tools$/,
+      ),
+    });
+    await expect(
+      root.callTool({ name: "call_tool", arguments: { name: "everything_ecko" } }),
+    ).rejects.toMatchObject({ message: expect.stringContaining("did you mean everything_echo?") });
     await expect(
       root.callTool({ name: "everything_echo", arguments: { message: "x" } }),
     ).rejects.toMatchObject({
