@@ -5,7 +5,7 @@ import {
   DEFAULT_MODEL_RETRY_BASE_MS,
   DEFAULT_MODEL_TIMEOUT_MS,
 } from "../config/defaults.js";
-import { readableFailure, SwitchyardError } from "../errors.js";
+import { oneLine, readableFailure, SwitchyardError } from "../errors.js";
 import type { ChatMessage, ModelProvider, ModelRequest, ModelResponse, ToolCall } from "./model.js";
 import { readServerSentEvents } from "./sse.js";
 
@@ -106,7 +106,7 @@ export class OpenAIChatModel implements ModelProvider {
       }
       const parsed = stream
         ? await readStream(response, request.onText)
-        : parseCompletion(await response.json());
+        : parseCompletion(await this.#json(response));
       return { ok: true, response: parsed };
     } catch (error) {
       if (request.signal?.aborted) {
@@ -153,6 +153,16 @@ export class OpenAIChatModel implements ModelProvider {
     const base = (this.#options.retryBaseMs ?? DEFAULT_MODEL_RETRY_BASE_MS) * 2 ** attempt;
     const jittered = base / 2 + Math.random() * (base / 2);
     return Math.min(retryAfterMs ?? jittered, DEFAULT_MODEL_MAX_RETRY_DELAY_MS);
+  }
+
+  /** The answer's JSON; an answer that is none (a proxy's HTML page) is a `MODEL_ERROR` saying what it is. */
+  async #json(response: Response): Promise<unknown> {
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw this.#error(`answered ${response.status} with ${bodyText(text)}`, { status: response.status });
+    }
   }
 
   #error(what: string, details: { status?: number; cause?: unknown }): SwitchyardError {
@@ -283,12 +293,17 @@ async function errorMessage(response: Response): Promise<string> {
   } catch {
     // not JSON: use the text
   }
+  return bodyText(text);
+}
+
+/** An answer's body that is not the chat API's JSON, as a person should read it. */
+function bodyText(text: string): string {
   // An HTML error page (a proxy's, a wrong URL's) becomes its title; never the page.
   if (/<!doctype html|<html[\s>]/i.test(text)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim();
     return `an HTML page${title ? ` titled "${title}"` : ""}, not the chat API — check baseURL (it usually ends in /v1)`;
   }
-  return text.trim().slice(0, 500) || "(no message)";
+  return oneLine(text.trim().slice(0, 500)) || "(no message)";
 }
 
 function preview(value: unknown): string {

@@ -102,6 +102,31 @@ describe("OpenAIChatModel", () => {
     }
   });
 
+  it("says an answer of 200 that is no JSON (a proxy's HTML page) is not the chat API, once, without retrying", async () => {
+    let requests = 0;
+    const http = createServer((_req, res) => {
+      requests += 1;
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<!doctype html>\n<html><head><title>Sign in\n</title></head><body>…</body></html>");
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (http.address() as { port: number }).port;
+      const model = new OpenAIChatModel({
+        baseURL: `http://127.0.0.1:${port}/v1`,
+        model: "m",
+        maxRetries: 2,
+      });
+      await expect(model.complete(ask)).rejects.toMatchObject({
+        code: "MODEL_ERROR",
+        message: `model m at http://127.0.0.1:${port}/v1: answered 200 with an HTML page titled "Sign in", not the chat API — check baseURL (it usually ends in /v1)`,
+      });
+      expect(requests).toBe(1);
+    } finally {
+      http.close();
+    }
+  });
+
   it("sends bearer auth, the model name, tools in OpenAI's shape, and parallel_tool_calls only when off", async () => {
     const server = await scripted([{ content: "ok" }, { content: "ok" }]);
     const model = new OpenAIChatModel({ baseURL: `${server.baseURL}/`, model: "qwen2.5", apiKey: "k" });
