@@ -131,6 +131,36 @@ describe("switchyard ask, configured", () => {
     expect(model.requests[1]!.tools!.map((tool) => tool.function.name)).toContain("a_add");
   });
 
+  it("says once that a routing strategy failed, though it is tried again at each step", async () => {
+    const model = await startScriptedOpenAIServer([
+      { toolCalls: [{ id: "1", name: "a_add", arguments: { a: 2, b: 2 } }] },
+      { toolCalls: [{ id: "2", name: "a_add", arguments: { a: 4, b: 4 } }] },
+      { content: "8" },
+    ]);
+    servers.push(model);
+    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-hybrid-"));
+    const config = path.join(dir, "fleet.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { a: sdk(), b: raw() },
+        model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+        // Nothing listens on port 9: the embeddings fail at every step, and lexical ranks alone.
+        routing: {
+          mode: "route",
+          offerAllUpTo: 0,
+          strategy: "hybrid",
+          embeddings: { baseURL: "http://127.0.0.1:9/v1", model: "m" },
+        },
+        agent: { nudge: false },
+      }),
+    );
+    const { code, stdout, stderr } = await runCli(["--config", config, "ask", "add 2 and 2, then double it"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe("8\n");
+    expect(stderr.match(/ranking failed, using the others/g)).toHaveLength(1);
+  });
+
   it("answers with a model section of only contextWindow, the server and name coming from the environment", async () => {
     const model = await startScriptedOpenAIServer([{ content: "from the environment" }]);
     servers.push(model);

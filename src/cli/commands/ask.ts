@@ -61,13 +61,20 @@ export async function openAgent(
   });
   const yard = await ctx.connect();
   const localTools = await skillsOffered(ctx, yard);
+  const routingFailed = new Set<string>();
   const agent = createAgent(yard, config, {
     model,
     ...(localTools.length ? { localTools } : {}),
     ...(maxSteps !== undefined ? { maxSteps } : {}),
     ...(systemPrompt !== undefined ? { systemPrompt } : {}),
-    onRoutingError: (error, strategy) =>
-      ctx.out.note(`warning: ${strategy} ranking failed, using the others: ${messageOf(error)}`),
+    // Said once a run of the command: a strategy that failed is tried again at each step, quietly.
+    onRoutingError: (error, strategy) => {
+      if (routingFailed.has(strategy)) return;
+      routingFailed.add(strategy);
+      ctx.out.note(
+        `warning: ${strategy} ranking failed, using the others (tried again at each step; said once): ${messageOf(error)}`,
+      );
+    },
     onRoutingWarning: (message) => ctx.out.note(`warning: ${message}`),
     // routing.rewrite: the model's extra call, said as what it is (not a step of the run).
     onRewriteWarning: (message) => ctx.out.note(`warning: ${message}`),
