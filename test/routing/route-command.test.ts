@@ -732,6 +732,24 @@ describe("switchyard route", () => {
     );
   });
 
+  it("says when the agent would not offer this ranking: tool search, the whole catalog, the model's tool needs", async () => {
+    for (const [routing, said] of [
+      [{ mode: "search" }, "note: routing.mode is search: the agent offers search_tools"],
+      [{ mode: "all" }, "note: routing.mode is all: the agent offers every tool, unranked"],
+      [{ mode: "auto", searchAbove: 1 }, "note: routing.mode is auto and the catalog has more than 1 tool:"],
+      [{ rewrite: true }, "note: routing.rewrite is on"],
+    ] as const) {
+      const config = path.join(dir, "modes.json");
+      writeFileSync(config, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") }, routing }));
+      const { code, stderr } = await switchyard("--config", config, "route", "add two numbers");
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain(said);
+    }
+    const plain = path.join(dir, "plain.json");
+    writeFileSync(plain, JSON.stringify({ mcpServers: { kit: sdk("--tools", "add,echo") } }));
+    expect((await switchyard("--config", plain, "route", "add two numbers")).stderr).not.toContain("note:");
+  });
+
   it("routes over an empty catalog: nothing matches, exit 0", async () => {
     const config = path.join(dir, "no-servers.json");
     writeFileSync(config, JSON.stringify({ mcpServers: {} }));

@@ -1,6 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
 import {
+  DEFAULT_ROUTING_MODE,
+  DEFAULT_TOOL_SEARCH_ABOVE,
   didYouMean,
   embeddingsSpec,
   followCatalog,
@@ -155,6 +157,7 @@ export async function routeCommand(
   const router = strategy
     ? ownRouter(yard, config.routing, strategy, warn)
     : routerFor(yard, config.routing, { onError, onWarning: warn });
+  noteAgentDiffers(ctx, config.routing, router.size);
   const only = checkServerNames(config, flags.server, ctx.configFile());
   let offered = only
     ? // The agent's ranking of the whole catalog, kept to those servers, cut to k: only what matched
@@ -209,6 +212,24 @@ export async function routeCommand(
   ]);
   ctx.out.result(formatTable(["RANK", "TOOL", "SERVER", "SCORE", "DESCRIPTION"], rows));
   return EXIT_OK;
+}
+
+/**
+ * Say when the agent would not offer this ranking: its mode gives it tool search or the whole catalog,
+ * or `routing.rewrite` adds the model's tool needs, which `route` does not ask for.
+ */
+function noteAgentDiffers(ctx: CommandContext, routing: RoutingSection, size: number): void {
+  const mode = routing?.mode ?? DEFAULT_ROUTING_MODE;
+  const searchAbove = routing?.searchAbove ?? DEFAULT_TOOL_SEARCH_ABOVE;
+  if (mode === "search" || (mode === "auto" && size > searchAbove))
+    ctx.out.note(
+      `note: routing.mode is ${mode}${mode === "auto" ? ` and the catalog has more than ${countOf(searchAbove, "tool")}` : ""}: the agent offers search_tools (and the pinned tools), and this is what a search of the request would rank`,
+    );
+  else if (mode === "all") ctx.out.note("note: routing.mode is all: the agent offers every tool, unranked");
+  if (routing?.rewrite && mode !== "all")
+    ctx.out.note(
+      "note: routing.rewrite is on: the agent also ranks the model's tool needs for the request, which route does not ask for",
+    );
 }
 
 /** A tool offered for what the request said (or pinned, or used), not to fill the offer. */
