@@ -145,8 +145,12 @@ export class ToolSearch {
 
   async #search(args: unknown, state: LocalToolState, limit: number): Promise<string> {
     const query = (args as { query?: unknown } | null)?.query;
+    // A blank query is bad arguments, as the gateway's search_tools says too: the call is not "ok".
     if (typeof query !== "string" || !query.trim())
-      return `${SEARCH_TOOLS_NAME} needs a "query": one tool need, an action and its object (e.g. "read file contents").`;
+      throw new SwitchyardError(
+        "INVALID_ARGUMENTS",
+        `${SEARCH_TOOLS_NAME} needs a "query": one tool need, an action and its object (e.g. "read file contents").`,
+      );
     this.#options.sync?.();
     const router = this.#options.router;
     // Only tools the run may be offered (its identity's) are named.

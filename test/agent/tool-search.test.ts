@@ -103,9 +103,10 @@ describe("tool search (routing.mode: search)", () => {
     }
   });
 
-  it("answers a search that matches nothing with what to try, and a call to an unfound tool is refused", async () => {
+  it("answers a blank search as bad arguments, one that matches nothing with what to try; a call to an unfound tool is refused", async () => {
     const { yard, model, config } = await setup(
       [
+        search("   ", "s0"),
         search("zzzz qqqq", "s1"),
         { toolCalls: [{ id: "c1", name: "cat_refund_order", arguments: { order_id: "SO1" } }] },
         { content: "Sorry." },
@@ -113,9 +114,16 @@ describe("tool search (routing.mode: search)", () => {
       { mode: "search" },
     );
     const result = await createAgent(yard, config).run("Refund SO1");
-    expect(String(lastMessage(model.requests[1]!).content)).toContain('No tool matched "zzzz qqqq"');
-    expect(toolNames(model.requests[1]!)).toEqual(["search_tools"]);
-    expect(result.calls[1]).toMatchObject({
+    // A blank query is bad arguments, as the gateway's search_tools answers it.
+    expect(result.calls[0]).toMatchObject({
+      name: "search_tools",
+      ok: false,
+      error: { code: "INVALID_ARGUMENTS" },
+    });
+    expect(String(lastMessage(model.requests[1]!).content)).toContain('needs a "query"');
+    expect(String(lastMessage(model.requests[2]!).content)).toContain('No tool matched "zzzz qqqq"');
+    expect(toolNames(model.requests[2]!)).toEqual(["search_tools"]);
+    expect(result.calls[2]).toMatchObject({
       name: "cat_refund_order",
       ok: false,
       error: { code: "REFUSED" },
