@@ -322,7 +322,7 @@ class ChatSession {
     // Exactly what the agent would offer first for the request after this conversation, for this user.
     const messages: ChatMessage[] = [...this.#history, { role: "user", content: request }];
     const offered = await this.#agent.preview(messages);
-    out.result(`offered for "${firstLine(request, 60)}": ${offered.length} tools`);
+    out.result(`offered for "${firstLine(request, 60)}": ${countOf(offered.length, "tool")}`);
     if (offered.length === 0) return;
     out.result(
       formatTable(
