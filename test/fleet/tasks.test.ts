@@ -125,7 +125,9 @@ describe.each(Object.entries(transports))("a tool that must run as a task, over 
   it("cancels the task when the call's deadline passes, and fails with TIMEOUT", async () => {
     const wire: WireRecord[] = [];
     const yard = await open(server, wire);
-    const failure = await failureOf(yard.callTool("jobs_forever", {}, { timeoutMs: 500 }));
+    // Long enough for the task to be made under a loaded machine's pace: a deadline that passes while
+    // tasks/call is still in flight leaves no task id to cancel (the server's create is abandoned).
+    const failure = await failureOf(yard.callTool("jobs_forever", {}, { timeoutMs: 2_000 }));
     expect(failure.code).toBe("TIMEOUT");
     const [taskId] = createdTaskIds(wire);
     expect(taskId).toBeDefined();
