@@ -23,3 +23,22 @@ export function reciprocalRankFusion(
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return options.limit === undefined ? fused : fused.slice(0, options.limit);
 }
+
+/**
+ * With tool needs, the request's own best tool (`own`, ranked without them) keeps a place in the first
+ * `limit`: second, after the best of the fused ranking, when the needs pushed it further down — a need
+ * that misses loses nothing the request alone finds first.
+ */
+export function withRequestsBest(
+  fused: RankedTool[],
+  own: RankedTool | undefined,
+  limit: number,
+): RankedTool[] {
+  if (own === undefined || fused.slice(0, limit).some((tool) => tool.id === own.id)) return fused;
+  const rest = fused.filter((tool) => tool.id !== own.id);
+  if (rest.length === 0 || limit < 2) return rest.length === 0 ? [own] : fused;
+  return [rest[0]!, { id: own.id, score: rest[1]?.score ?? rest[0]!.score }, ...rest.slice(1)].slice(
+    0,
+    Math.max(fused.length, 2),
+  );
+}

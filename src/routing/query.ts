@@ -52,3 +52,14 @@ export function queryTerms(parts: readonly QueryPart[], tokenize: Tokenize): Que
   }
   return [...weights].map(([term, weight]) => ({ term, weight }));
 }
+
+/** Whether a query holds tool needs that add to its text. */
+export function hasNeeds(query: RoutingQuery): boolean {
+  return (query.needs ?? []).some((need) => need.trim() !== "");
+}
+
+/** The query without its tool needs: the request as its user wrote it. */
+export function withoutNeeds(query: RoutingQuery): RoutingQuery {
+  const { needs: _, ...request } = query;
+  return request;
+}

@@ -6,8 +6,9 @@ import {
 } from "../config/defaults.js";
 import { didYouMean } from "../errors.js";
 import { type Conversation, type ConversationWeights, conversationQuery } from "./conversation.js";
+import { withRequestsBest } from "./fusion.js";
 import { type MatchedHints, type RoutingHint, RoutingHints } from "./hints.js";
-import { type RoutingQuery, toRoutingQuery, withNeeds } from "./query.js";
+import { hasNeeds, type RoutingQuery, toRoutingQuery, withNeeds, withoutNeeds } from "./query.js";
 import {
   checkConversation,
   checkCount,
@@ -491,30 +492,4 @@ export class Router {
     else this.#byServer.set(server, tools);
     this.#strategy.setServerTools(server, tools);
   }
-}
-
-/** Whether a query holds tool needs that add to its text. */
-function hasNeeds(query: RoutingQuery): boolean {
-  return (query.needs ?? []).some((need) => need.trim() !== "");
-}
-
-/** The query without its tool needs: the request as its user wrote it. */
-function withoutNeeds(query: RoutingQuery): RoutingQuery {
-  const { needs: _, ...request } = query;
-  return request;
-}
-
-/**
- * With tool needs, the request's own best tool (`own`, ranked without them) keeps a place in the first
- * `limit`: second, after the best of the fused ranking, when the needs pushed it further down — a need
- * that misses loses nothing the request alone finds first.
- */
-function withRequestsBest(fused: RankedTool[], own: RankedTool | undefined, limit: number): RankedTool[] {
-  if (own === undefined || fused.slice(0, limit).some((tool) => tool.id === own.id)) return fused;
-  const rest = fused.filter((tool) => tool.id !== own.id);
-  if (rest.length === 0 || limit < 2) return rest.length === 0 ? [own] : fused;
-  return [rest[0]!, { id: own.id, score: rest[1]?.score ?? rest[0]!.score }, ...rest.slice(1)].slice(
-    0,
-    Math.max(fused.length, 2),
-  );
 }
