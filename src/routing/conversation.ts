@@ -69,8 +69,8 @@ const TURN = /^\s*(user|assistant|system|tool)\s*[:：]\s?(.*)$/i;
  * plain requests stay plain.
  */
 export function parseTranscript(text: string): Conversation | undefined {
-  if (!isTranscript(text)) return undefined;
   const lines = text.split("\n");
+  if (!TURN.test(lines[0] ?? "")) return undefined;
   const turns: Array<{ role: string; text: string }> = [];
   for (const line of lines) {
     const match = TURN.exec(line);
@@ -85,11 +85,6 @@ export function parseTranscript(text: string): Conversation | undefined {
     earlierUserMessages: users,
     otherMessages: turns.filter((turn) => turn.role !== "user").map((turn) => turn.text),
   };
-}
-
-/** Whether a text is written as a transcript: its first line opens a turn (`user: …`, `assistant: …`). */
-function isTranscript(text: string): boolean {
-  return TURN.test(text.split("\n", 1)[0] ?? "");
 }
 
 /** The routing query of a text: a transcript becomes a conversation, anything else a plain request. */

@@ -219,10 +219,10 @@ export class LexicalStrategy implements RoutingStrategy {
   rankNow(query: RoutingQuery, limit: number): RankedTool[] {
     // Each part is tokenized once: the whole request's terms are the union of its parts'. A part is
     // ranked on its own when a term is left after stop words ("What time is it?" → "time"; "Thanks." → none).
-    const parts = this.#clauseWeight > 0 ? splitParts(query.text) : splitClauses(query.text);
+    const parts = this.#clauseWeight > 0 ? splitParts(query.text) : undefined;
     const weigh = this.#weigher(query.text, parts);
     const clauses: Array<{ terms: string[]; words: RequestWords }> = [];
-    for (const said of this.#clauseWeight > 0 ? parts : [query.text]) {
+    for (const said of parts ?? [query.text]) {
       const piece = withImpliedAction(said);
       const terms = this.#tokenize(piece);
       clauses.push({ terms, words: this.#expansion.wordsOf(piece, terms) });
@@ -292,9 +292,11 @@ export class LexicalStrategy implements RoutingStrategy {
    * {@link LexicalOptions.pathWordWeight} for a word only the request's paths hold and
    * {@link LexicalOptions.detailWordWeight} for one only the details its parts name hold.
    */
-  #weigher(text: string, parts: readonly string[]): (term: string) => number {
+  #weigher(text: string, parts: readonly string[] | undefined): (term: string) => number {
     const inPaths = this.#pathWordWeight === 1 ? NO_TERMS : pathWords(text, this.#tokenize);
-    const inDetails = this.#detailWordWeight === 1 ? NO_TERMS : this.#detailWords(parts);
+    // Not ranked by parts: the details run to the end of a sentence.
+    const inDetails =
+      this.#detailWordWeight === 1 ? NO_TERMS : this.#detailWords(parts ?? splitClauses(text));
     if (inPaths.size === 0 && inDetails.size === 0) return (term) => this.#verbWeight(term);
     return (term) =>
       this.#verbWeight(term) *
@@ -304,9 +306,9 @@ export class LexicalStrategy implements RoutingStrategy {
 
   /** Terms that only the details the parts go on to name hold ({@link splitDetails}). */
   #detailWords(parts: readonly string[]): ReadonlySet<string> {
-    const cut = parts.map(splitDetails).filter(([, details]) => details !== "");
-    if (cut.length === 0) return NO_TERMS;
-    const asked = new Set(parts.flatMap((part) => this.#tokenize(splitDetails(part)[0])));
+    const cut = parts.map(splitDetails);
+    if (cut.every(([, details]) => details === "")) return NO_TERMS;
+    const asked = new Set(cut.flatMap(([before]) => this.#tokenize(before)));
     return new Set(cut.flatMap(([, details]) => this.#tokenize(details)).filter((term) => !asked.has(term)));
   }
 
