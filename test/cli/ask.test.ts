@@ -16,7 +16,11 @@ afterEach(async () => {
 
 async function fleetWithModel(
   script: Script<ReceivedRequest>,
-  sections: { model?: Record<string, unknown>; agent?: Record<string, unknown> } = {},
+  sections: {
+    model?: Record<string, unknown>;
+    agent?: Record<string, unknown>;
+    routing?: Record<string, unknown>;
+  } = {},
 ) {
   const model = await startScriptedOpenAIServer(script);
   servers.push(model);
@@ -28,6 +32,7 @@ async function fleetWithModel(
       mcpServers: { a: sdk(), b: raw() },
       model: { baseURL: model.baseURL, name: "scripted", apiKey: "k", ...sections.model },
       ...(sections.agent ? { agent: sections.agent } : {}),
+      ...(sections.routing ? { routing: sections.routing } : {}),
     }),
   );
   return { model, config, dir };
@@ -106,22 +111,12 @@ describe("switchyard ask", () => {
 
 describe("switchyard ask, configured", () => {
   it("with routing.rewrite says the model's tool needs on stderr, once per request, and the answer stays on stdout", async () => {
-    const model = await startScriptedOpenAIServer((request) =>
-      request.messages[0]?.content === REWRITE_INSTRUCTIONS
-        ? { content: '["add two numbers"]' }
-        : { content: "4" },
-    );
-    servers.push(model);
-    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-rewrite-"));
-    const config = path.join(dir, "fleet.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: { a: sdk(), b: raw() },
-        model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
-        routing: { mode: "route", offerAllUpTo: 0, rewrite: true },
-        agent: { nudge: false },
-      }),
+    const { model, config } = await fleetWithModel(
+      (request) =>
+        request.messages[0]?.content === REWRITE_INSTRUCTIONS
+          ? { content: '["add two numbers"]' }
+          : { content: "4" },
+      { routing: { mode: "route", offerAllUpTo: 0, rewrite: true }, agent: { nudge: false } },
     );
     const { code, stdout, stderr } = await runCli(["--config", config, "ask", "What is 2 plus 2?"]);
     expect(code).toBe(0);
@@ -132,19 +127,13 @@ describe("switchyard ask, configured", () => {
   });
 
   it("says once that a routing strategy failed, though it is tried again at each step", async () => {
-    const model = await startScriptedOpenAIServer([
-      { toolCalls: [{ id: "1", name: "a_add", arguments: { a: 2, b: 2 } }] },
-      { toolCalls: [{ id: "2", name: "a_add", arguments: { a: 4, b: 4 } }] },
-      { content: "8" },
-    ]);
-    servers.push(model);
-    const dir = mkdtempSync(path.join(tmpdir(), "switchyard-ask-hybrid-"));
-    const config = path.join(dir, "fleet.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: { a: sdk(), b: raw() },
-        model: { baseURL: model.baseURL, name: "scripted", apiKey: "k" },
+    const { config } = await fleetWithModel(
+      [
+        { toolCalls: [{ id: "1", name: "a_add", arguments: { a: 2, b: 2 } }] },
+        { toolCalls: [{ id: "2", name: "a_add", arguments: { a: 4, b: 4 } }] },
+        { content: "8" },
+      ],
+      {
         // Nothing listens on port 9: the embeddings fail at every step, and lexical ranks alone.
         routing: {
           mode: "route",
@@ -153,7 +142,7 @@ describe("switchyard ask, configured", () => {
           embeddings: { baseURL: "http://127.0.0.1:9/v1", model: "m" },
         },
         agent: { nudge: false },
-      }),
+      },
     );
     const { code, stdout, stderr } = await runCli(["--config", config, "ask", "add 2 and 2, then double it"]);
     expect(code, stderr).toBe(0);
